@@ -1,0 +1,138 @@
+"""Source positions.
+
+Every parsed element carries a :class:`Span` of *code point* offsets into the decoded text, the
+unit Python strings index by. Lines and columns are derived from offsets on demand by a
+:class:`LineIndex`, once per text, in whichever unit the consumer needs: code points for the CLI,
+UTF-8 / UTF-16 / UTF-32 code units for the language server's negotiated position encoding.
+Line breaks are ``\\n``, ``\\r\\n`` and a lone ``\\r``, as the LSP specification defines them.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import Literal
+
+Encoding = Literal["utf-8", "utf-16", "utf-32"]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    """A half-open range ``[start, end)`` of code point offsets."""
+
+    start: int
+    end: int
+
+    def contains(self, offset: int) -> bool:
+        """Whether a cursor at ``offset`` touches the span (its end included, as editors expect)."""
+        return self.start <= offset <= self.end
+
+    def shifted(self, delta: int) -> Span:
+        return Span(self.start + delta, self.end + delta)
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    if "\r" not in text:
+        find = text.find
+        i = find("\n")
+        while i != -1:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        return starts
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            starts.append(i + 1)
+        elif c == "\r":
+            if i + 1 < n and text[i + 1] == "\n":
+                i += 1
+            starts.append(i + 1)
+        i += 1
+    return starts
+
+
+class LineIndex:
+    """Converts between offsets and (line, column) pairs for one text."""
+
+    __slots__ = ("_starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts = _line_starts(text)
+
+    @property
+    def line_count(self) -> int:
+        return len(self._starts)
+
+    def line_of(self, offset: int) -> int:
+        """Zero-based line holding ``offset`` (clamped into the text)."""
+        offset = max(0, min(offset, len(self.text)))
+        return bisect.bisect_right(self._starts, offset) - 1
+
+    def line_start(self, line: int) -> int:
+        line = max(0, min(line, len(self._starts) - 1))
+        return self._starts[line]
+
+    def line_end(self, line: int) -> int:
+        """Offset of the end of ``line``'s content, before its line break."""
+        line = max(0, min(line, len(self._starts) - 1))
+        if line + 1 < len(self._starts):
+            end = self._starts[line + 1]
+            if end > 0 and self.text[end - 1] == "\n":
+                end -= 1
+            if end > self._starts[line] and self.text[end - 1] == "\r":
+                end -= 1
+            return end
+        return len(self.text)
+
+    def line_text(self, line: int) -> str:
+        return self.text[self.line_start(line) : self.line_end(line)]
+
+    def position(self, offset: int, encoding: Encoding = "utf-32") -> tuple[int, int]:
+        """Zero-based (line, column), the column counted in ``encoding`` code units."""
+        offset = max(0, min(offset, len(self.text)))
+        line = self.line_of(offset)
+        start = self._starts[line]
+        return line, _units(self.text[start:offset], encoding)
+
+    def offset(self, line: int, column: int, encoding: Encoding = "utf-32") -> int:
+        """The offset of a (line, column) position; out-of-range values are clamped, as LSP asks."""
+        if line < 0:
+            return 0
+        if line >= len(self._starts):
+            return len(self.text)
+        start, end = self._starts[line], self.line_end(line)
+        if encoding == "utf-32" or self.text.isascii():
+            return min(start + max(column, 0), end)
+        units = 0
+        for i in range(start, end):
+            if units >= column:
+                return i
+            units += _units(self.text[i], encoding)
+        return end
+
+
+def _units(s: str, encoding: Encoding) -> int:
+    if encoding == "utf-32" or s.isascii():
+        return len(s)
+    if encoding == "utf-16":
+        return len(s) + sum(1 for c in s if ord(c) > 0xFFFF)
+    return len(s.encode("utf-8", "surrogatepass"))
+
+
+def decode(data: bytes) -> tuple[str, list[str]]:
+    """Decode file bytes as UTF-8, never failing.
+
+    A BOM is dropped; invalid bytes become U+FFFD so that offsets stay meaningful. The problems are
+    returned as messages so the caller can report them rather than silently guess.
+    """
+    problems: list[str] = []
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), problems
+    except UnicodeDecodeError as exc:
+        problems.append(f"invalid UTF-8 at byte {exc.start}; undecodable bytes shown as U+FFFD")
+        return data.decode("utf-8", "replace"), problems
