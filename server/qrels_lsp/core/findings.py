@@ -89,13 +89,17 @@ CODES: dict[str, CheckCode] = {
         CheckCode("QR003", "unknown-key", _W, "YAML", "A key the format does not define."),
         CheckCode("QR004", "wrong-type", _E, "YAML", "A value of the wrong type or shape."),
         CheckCode("QR005", "duplicate-key", _E, "YAML", "A mapping key given twice."),
-        CheckCode("QR006", "file-unreadable", _E, "any", "The file is too large, binary or not UTF-8."),
+        CheckCode(
+            "QR006", "file-unreadable", _E, "any", "The file is too large, binary or not UTF-8."
+        ),
         # Golden sets.
-        CheckCode("QR101", "duplicate-query", _E, "golden set", "A query id given twice."),
+        CheckCode("QR101", "duplicate-query", _E, "golden set, run", "A query id given twice."),
         CheckCode(
             "QR102", "duplicate-document", _W, "golden set", "A document listed twice for a query."
         ),
-        CheckCode("QR103", "grade-not-integer", _E, "golden set", "A grade that is not an integer."),
+        CheckCode(
+            "QR103", "grade-not-integer", _E, "golden set", "A grade that is not an integer."
+        ),
         CheckCode(
             "QR104",
             "unlinked-question",
@@ -111,11 +115,19 @@ CODES: dict[str, CheckCode] = {
             "`unanswerable: true` on a question that has relevant documents.",
         ),
         CheckCode(
-            "QR106", "unknown-document", _W, "golden set", "A document id that is not in the corpus."
+            "QR106",
+            "unknown-document",
+            _W,
+            "golden set",
+            "A document id that is not in the corpus.",
         ),
         CheckCode("QR107", "empty-question", _W, "golden set", "A query with no question text."),
-        CheckCode("QR108", "duplicate-question", _W, "golden set", "The same question asked twice."),
-        CheckCode("QR109", "corpus-missing", _E, "golden set", "The corpus path is missing or unreadable."),
+        CheckCode(
+            "QR108", "duplicate-question", _W, "golden set", "The same question asked twice."
+        ),
+        CheckCode(
+            "QR109", "corpus-missing", _E, "golden set", "The corpus path is missing or unreadable."
+        ),
         CheckCode(
             "QR110",
             "question-copies-document",
@@ -123,8 +135,11 @@ CODES: dict[str, CheckCode] = {
             "golden set",
             "A question that copies its relevant document's wording.",
         ),
+        CheckCode("QR111", "runs-not-found", _W, "golden set", "A `runs:` entry that matches no file."),
         # Runs.
-        CheckCode("QR201", "run-unknown-query", _W, "run", "A query that is not in the golden set."),
+        CheckCode(
+            "QR201", "run-unknown-query", _W, "run", "A query that is not in the golden set."
+        ),
         CheckCode(
             "QR202",
             "run-missing-query",
@@ -141,7 +156,9 @@ CODES: dict[str, CheckCode] = {
             "The rank column disagrees with trec_eval's order (score, then docid).",
         ),
         CheckCode("QR205", "run-short-ranking", _I, "run", "Fewer than k results for a query."),
-        CheckCode("QR206", "run-unknown-document", _W, "run", "A retrieved id that is not in the corpus."),
+        CheckCode(
+            "QR206", "run-unknown-document", _W, "run", "A retrieved id that is not in the corpus."
+        ),
         CheckCode("QR207", "run-unbound", _W, "run", "The run cannot be tied to a golden set."),
         # TREC / BEIR text files.
         CheckCode("QR301", "malformed-line", _E, "TREC/BEIR", "A line with the wrong fields."),
@@ -149,11 +166,17 @@ CODES: dict[str, CheckCode] = {
             "QR302", "grade-not-integer-trec", _W, "TREC/BEIR", "A grade trec_eval would truncate."
         ),
         CheckCode(
-            "QR303", "duplicate-judgment", _W, "TREC/BEIR", "The same (query, document) judged twice."
+            "QR303",
+            "duplicate-judgment",
+            _W,
+            "TREC/BEIR",
+            "The same (query, document) judged twice.",
         ),
         # Configuration and project.
         CheckCode("QR401", "config-invalid", _E, "config", "The configuration is not valid."),
-        CheckCode("QR402", "config-unknown-key", _W, "config", "A configuration key that is not defined."),
+        CheckCode(
+            "QR402", "config-unknown-key", _W, "config", "A configuration key that is not defined."
+        ),
     ]
 }
 

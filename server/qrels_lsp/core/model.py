@@ -62,6 +62,7 @@ class Qrels:
     corpus: Ref | None = None
     k: int | None = None
     k_span: Span | None = None
+    relevance_level: int | None = None
     runs: list[Ref] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 

@@ -1,0 +1,260 @@
+"""Content checks for golden sets and runs: what a parser cannot see on its own.
+
+Each check takes parsed models and the context it needs (the corpus, the golden set a run
+answers, k) and returns findings with fixes. Parser findings (syntax, shape) are not repeated
+here; :func:`check_golden` and :func:`check_run` return only what they add.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from .bm25 import COPY_THRESHOLD, copy_overlap
+from .corpus import Corpus, CorpusError
+from .edits import insert_entry, remove_item
+from .findings import Finding, Fix, Related, TextEdit, finding
+from .model import Judgment, Qrels, Query, Run
+from .text import LineIndex, Span
+
+CorpusState = Corpus | CorpusError | None  # None: the file names no corpus
+
+
+def check_golden(qrels: Qrels, text: str, corpus: CorpusState, *, level: int = 1) -> list[Finding]:
+    """Checks of a golden set (or TREC/BEIR qrels, where the text-level fixes do not apply)."""
+    lines = LineIndex(text)
+    out: list[Finding] = []
+    if qrels.corpus is not None and isinstance(corpus, CorpusError):
+        out.append(
+            finding("QR109", qrels.corpus.span, f"Corpus `{qrels.corpus.value}`: {corpus.message}")
+        )
+    known = corpus if isinstance(corpus, Corpus) else None
+    yaml_fixes = qrels.format == "golden"
+    for query in qrels.queries.values():
+        out.extend(_duplicate_documents(query, text, lines, yaml_fixes))
+        out.extend(_linkage(query, text, lines, level, yaml_fixes))
+        out.extend(_empty_question(query, qrels.format))
+        if known is not None:
+            out.extend(_unknown_documents(query, known))
+            out.extend(_copied_wording(query, known, level))
+    out.extend(_duplicate_questions(qrels.queries.values()))
+    return out
+
+
+def _relevant(query: Query, level: int) -> list[Judgment]:
+    return [j for j in query.judgments if j.grade >= level]
+
+
+def _duplicate_documents(
+    query: Query, text: str, lines: LineIndex, with_fix: bool
+) -> Iterable[Finding]:
+    first: dict[str, Judgment] = {}
+    previous: Judgment | None = None
+    for j in query.judgments:
+        if j.doc_id in first:
+            fixes: tuple[Fix, ...] = ()
+            item = Span(j.span.start, (j.grade_span or j.span).end)
+            edit = remove_item(text, lines, item, _end(previous)) if with_fix else None
+            if edit is not None:
+                fixes = (Fix(f"Remove the second `{j.doc_id}`", (edit,), True),)
+            yield finding(
+                "QR102",
+                j.span,
+                f"`{j.doc_id}` is listed twice for `{query.qid}`; only the first "
+                f"(grade {first[j.doc_id].grade}) counts. Remove one.",
+                fixes=fixes,
+                related=(Related(first[j.doc_id].span, "first listed here"),),
+            )
+        else:
+            first[j.doc_id] = j
+        previous = j
+
+
+def _end(j: Judgment | None) -> int | None:
+    if j is None:
+        return None
+    return (j.grade_span or j.span).end
+
+
+def _linkage(
+    query: Query, text: str, lines: LineIndex, level: int, with_fix: bool
+) -> Iterable[Finding]:
+    relevant = _relevant(query, level)
+    if query.unanswerable:
+        if relevant and query.unanswerable_span is not None:
+            edit = remove_item(text, lines, query.unanswerable_span, None) if with_fix else None
+            fixes = (Fix("Remove `unanswerable: true`", (edit,)),) if edit else ()
+            yield finding(
+                "QR105",
+                query.unanswerable_span,
+                f"`{query.qid}` is marked unanswerable but has {len(relevant)} relevant "
+                "document(s); it is left out of the means. Remove the mark or the judgments.",
+                fixes=fixes,
+            )
+        return
+    if relevant:
+        return
+    judged = (
+        f" (its {len(query.judgments)} judgment(s) are all below relevance level {level})"
+        if query.judgments
+        else ""
+    )
+    fixes = ()
+    if with_fix:
+        edit = insert_entry(text, lines, query.span, query.block, "unanswerable: true")
+        fixes = (Fix(f"Mark `{query.qid}` as unanswerable", (edit,)),)
+    yield finding(
+        "QR104",
+        query.span,
+        f"`{query.qid}` has no relevant document{judged}: link the documents that answer it, "
+        "or mark it `unanswerable: true` if the corpus holds no answer. It scores 0 everywhere.",
+        fixes=fixes,
+    )
+
+
+def _empty_question(query: Query, fmt: str) -> Iterable[Finding]:
+    if fmt != "golden":
+        return
+    if query.question is None and query.question_span is None:
+        yield finding(
+            "QR107",
+            query.span,
+            f"`{query.qid}` has no `question:`; write the question as a user asked it.",
+        )
+    elif query.question is not None and not query.question.strip():
+        yield finding(
+            "QR107",
+            query.question_span or query.span,
+            f"The question of `{query.qid}` is empty; write the question as a user asked it.",
+        )
+
+
+_NORMALIZE = re.compile(r"[\W_]+")
+
+
+def _duplicate_questions(queries: Iterable[Query]) -> Iterable[Finding]:
+    first: dict[str, Query] = {}
+    for query in queries:
+        if not query.question or query.question_span is None:
+            continue
+        key = _NORMALIZE.sub(" ", query.question.casefold()).strip()
+        if not key:
+            continue
+        if key in first:
+            other = first[key]
+            yield finding(
+                "QR108",
+                query.question_span,
+                f"`{query.qid}` asks the same question as `{other.qid}`; the mean counts it "
+                "twice. Merge them or reword one as users really ask it.",
+                related=(
+                    Related(other.question_span or other.span, f"`{other.qid}` asks it here"),
+                ),
+            )
+        else:
+            first[key] = query
+
+
+def _unknown_documents(query: Query, corpus: Corpus) -> Iterable[Finding]:
+    for j in query.judgments:
+        if j.doc_id in corpus:
+            continue
+        yield unknown_document("QR106", j.doc_id, j.span, corpus)
+
+
+def unknown_document(code: str, doc_id: str, span: Span, corpus: Corpus) -> Finding:
+    """An id missing from the corpus, with the closest ids as one-click replacements."""
+    close = corpus.closest(doc_id, 3)
+    fixes = tuple(
+        Fix(f"Replace with `{c}`", (TextEdit(span, c),), preferred=i == 0)
+        for i, c in enumerate(close)
+    )
+    hint = f" Did you mean `{close[0]}`?" if close else ""
+    return finding(
+        code,
+        span,
+        f"`{doc_id}` is not in the corpus ({len(corpus)} documents).{hint}",
+        fixes=fixes,
+    )
+
+
+def _copied_wording(query: Query, corpus: Corpus, level: int) -> Iterable[Finding]:
+    if not query.question or query.question_span is None:
+        return
+    for j in _relevant(query, level):
+        doc = corpus.get(j.doc_id)
+        if doc is None:
+            continue
+        overlap = copy_overlap(query.question, doc.text)
+        if overlap >= COPY_THRESHOLD:
+            yield finding(
+                "QR110",
+                query.question_span,
+                f"The question copies `{j.doc_id}`: {overlap:.0%} of its word pairs appear "
+                f"verbatim there (threshold {COPY_THRESHOLD:.0%}). Questions written from the "
+                "documents flatter every retriever; use the words a user would.",
+                related=(Related(j.span, "the document it copies"),),
+            )
+            return
+
+
+def check_run(
+    run: Run,
+    qrels: Qrels | None,
+    corpus: CorpusState,
+    *,
+    k: int,
+    level: int = 1,
+    unbound_reason: str | None = None,
+) -> list[Finding]:
+    """Checks of a run against the golden set it answers (``qrels``) and its corpus."""
+    out: list[Finding] = []
+    if qrels is None:
+        span = run.qrels.span if run.qrels is not None else Span(0, 0)
+        reason = unbound_reason or (
+            "This run is not tied to a golden set: add `qrels: path/to/golden.qrels.yaml`, "
+            "list it in a golden set's `runs:`, or name it in qrels-lsp.toml."
+        )
+        out.append(finding("QR207", span, reason))
+    known = corpus if isinstance(corpus, Corpus) else None
+    for qid, ranking in run.rankings.items():
+        if qrels is not None and qid not in qrels.queries:
+            out.append(
+                finding(
+                    "QR201",
+                    ranking.span,
+                    f"`{qid}` is not a query of the golden set; it is left out of the means.",
+                )
+            )
+        if len(ranking.docs) < k:
+            out.append(
+                finding(
+                    "QR205",
+                    ranking.span,
+                    f"`{qid}` has {len(ranking.docs)} result(s), fewer than k = {k}.",
+                )
+            )
+        if known is not None:
+            for doc in ranking.docs:
+                if doc.doc_id not in known:
+                    out.append(unknown_document("QR206", doc.doc_id, doc.span, known))
+    if qrels is not None:
+        missing = [
+            qid
+            for qid, q in qrels.queries.items()
+            if qid not in run.rankings and not q.unanswerable
+        ]
+        if missing:
+            shown = ", ".join(f"`{q}`" for q in missing[:10]) + (
+                " ..." if len(missing) > 10 else ""
+            )
+            span = run.qrels.span if run.qrels is not None else Span(0, 0)
+            out.append(
+                finding(
+                    "QR202",
+                    span,
+                    f"{len(missing)} golden-set quer{'y is' if len(missing) == 1 else 'ies are'} "
+                    f"missing from this run and score 0 in every mean: {shown}.",
+                )
+            )
+    return out

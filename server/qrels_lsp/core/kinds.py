@@ -1,0 +1,75 @@
+"""Which format a file is in: by name first (what the user chose), then by configuration, then by
+content for the TREC family, whose files carry any name (``qrels``, ``run.txt``, ``*.trec``)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import Literal
+
+from .config import Config
+from .golden import parse_golden
+from .model import Qrels, Run
+from .runyaml import parse_run_yaml
+from .trec import parse_beir_qrels, parse_trec_qrels, parse_trec_run, sniff_trec_kind
+
+FileKind = Literal["golden", "run-yaml", "trec-qrels", "beir-qrels", "trec-run"]
+
+
+def matches(path: Path, patterns: tuple[str, ...], root: Path | None) -> bool:
+    """Glob match on the path relative to the config root, and on the bare name for ``**/``."""
+    candidates = [path.as_posix(), path.name]
+    if root is not None:
+        with contextlib.suppress(ValueError):
+            candidates.append(path.resolve().relative_to(root.resolve()).as_posix())
+    for pattern in patterns:
+        bare = pattern[3:] if pattern.startswith("**/") else None
+        if any(fnmatch(c, pattern) for c in candidates) or (bare and fnmatch(path.name, bare)):
+            return True
+    return False
+
+
+def kind_by_name(path: Path, config: Config) -> FileKind | Literal["trec?"] | None:
+    """The kind a name implies; ``"trec?"`` when only the content can tell."""
+    name = path.name.lower()
+    resolved = path.resolve()
+    for binding in config.qrels:
+        if binding.path == resolved:
+            return "beir-qrels" if name.endswith(".tsv") else "trec?"
+    if name.endswith((".yaml", ".yml")):
+        if matches(path, config.golden, config.root):
+            return "golden"
+        if matches(path, config.runs, config.root):
+            return "run-yaml"
+        return None
+    if (
+        matches(path, config.runs, config.root)
+        or name in ("qrels", "qrels.txt")
+        or name.endswith((".qrels", ".trec", ".run", ".qrels.txt", ".run.txt"))
+    ):
+        return "trec?"
+    return None
+
+
+def kind_of(path: Path, text: str, config: Config) -> FileKind | None:
+    guess = kind_by_name(path, config)
+    if guess != "trec?":
+        return guess
+    sniffed = sniff_trec_kind(text)
+    if sniffed is None:
+        name = path.name.lower()
+        return "trec-qrels" if "qrels" in name else "trec-run"
+    return {"trec-qrels": "trec-qrels", "trec-run": "trec-run", "beir-qrels": "beir-qrels"}[sniffed]  # type: ignore[return-value]
+
+
+def parse_as(kind: FileKind, text: str) -> Qrels | Run:
+    parsers: dict[FileKind, Callable[[str], Qrels | Run]] = {
+        "golden": parse_golden,
+        "run-yaml": parse_run_yaml,
+        "trec-qrels": parse_trec_qrels,
+        "beir-qrels": parse_beir_qrels,
+        "trec-run": parse_trec_run,
+    }
+    return parsers[kind](text)

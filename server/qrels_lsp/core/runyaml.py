@@ -1,0 +1,118 @@
+"""Run YAML -> :class:`Run`: ``results`` maps query ids to a ranked list (rank order is the
+ranking) or to a mapping doc id -> score (ranked as trec_eval ranks: score, then docid).
+"""
+
+from __future__ import annotations
+
+from .findings import Related
+from .metrics import trec_eval_order
+from .model import Ranking, Retrieved, Run
+from .text import Span
+from .yamlshape import ShapeReader, doc_id, read_entries
+from .yamltree import YAlias, YMap, YNode, YScalar, YSeq, describe, parse_yaml
+
+RUN_KEYS: dict[str, str] = {
+    "qrels": "The golden set this run answers, relative to this file.",
+    "name": "The run's name in lenses and reports (default: the file name).",
+    "description": "Free text about the system that produced this run.",
+    "results": "Query id -> ranked list of document ids, or a mapping id -> score.",
+}
+
+
+def parse_run_yaml(text: str) -> Run:
+    """Parse a run YAML: ``results`` maps query ids to a ranked list or to doc id -> score."""
+    doc = parse_yaml(text)
+    p = ShapeReader(text)
+    p.findings.extend(doc.findings)
+    run = Run(format="yaml", findings=p.findings)
+    root = doc.root
+    if root is None or (isinstance(root, YScalar) and root.type == "null"):
+        return run
+    if not p.expect(root, YMap, "A run", Span(0, 0)):
+        return run
+    assert isinstance(root, YMap)
+    top = p.keys(root, RUN_KEYS, "a run")
+    if "qrels" in top:
+        refs = p.refs(top["qrels"][1], "`qrels`")
+        run.qrels = refs[0] if refs else None
+    if "name" in top:
+        run.name = p.string(top["name"][1], "`name`")
+        run.name_span = top["name"][1].span
+    if "description" in top:
+        p.string(top["description"][1], "`description`")
+    if "results" in top:
+        results = top["results"][1]
+        if not (isinstance(results, YScalar) and results.type == "null") and p.expect(
+            results, YMap, "`results`", top["results"][0].span
+        ):
+            assert isinstance(results, YMap)
+            read_entries(p, results, run.rankings, lambda k, v: _parse_ranking(p, k, v), "query")
+    else:
+        p.add("QR004", Span(0, 0), "A run needs a `results:` mapping.")
+    return run
+
+
+def _parse_ranking(p: ShapeReader, key: YScalar, value: YNode) -> Ranking:
+    ranking = Ranking(qid=key.value, span=key.span, block=Span(key.span.start, value.span.end))
+    entries: list[Retrieved] = []
+    if isinstance(value, YSeq):
+        for item in value.items:
+            doc = doc_id(p, item)
+            if doc is not None:
+                entries.append(Retrieved(doc, item.span, rank=len(entries) + 1))
+    elif isinstance(value, YMap):
+        scored: list[Retrieved] = []
+        for k, v in value.items:
+            doc = doc_id(p, k)
+            score = _score(p, v)
+            if doc is not None and score is not None:
+                scored.append(Retrieved(doc, k.span, score=score))
+        order = trec_eval_order((r.doc_id, r.score or 0.0) for r in scored)
+        by_id: dict[str, Retrieved] = {}
+        for r in scored:
+            by_id.setdefault(r.doc_id, r)
+        entries = [by_id[d] for d in order if d in by_id]
+        _report_duplicates(p, scored, key.value)
+        ranking.docs = _dedupe(entries)
+        return ranking
+    elif not (isinstance(value, YScalar) and value.type == "null"):
+        p.expect(value, YSeq, f"Results of `{key.value}`", key.span)
+    _report_duplicates(p, entries, key.value)
+    ranking.docs = _dedupe(entries)
+    return ranking
+
+
+def _score(p: ShapeReader, node: YNode) -> float | None:
+    if isinstance(node, YScalar) and node.type in ("int", "float"):
+        try:
+            return float(node.value.replace("_", ""))
+        except ValueError:
+            pass
+    if not isinstance(node, YAlias):
+        p.add("QR004", node.span, f"A score must be a number, found {describe(node)}.")
+    return None
+
+
+def _report_duplicates(p: ShapeReader, entries: list[Retrieved], qid: str) -> None:
+    first: dict[str, Retrieved] = {}
+    for r in entries:
+        if r.doc_id in first:
+            p.add(
+                "QR203",
+                r.span,
+                f"`{r.doc_id}` is retrieved twice for `{qid}`; trec_eval refuses such a run. "
+                "Only the first occurrence is scored.",
+                related=(Related(first[r.doc_id].span, "first retrieved here"),),
+            )
+        else:
+            first[r.doc_id] = r
+
+
+def _dedupe(entries: list[Retrieved]) -> list[Retrieved]:
+    seen: set[str] = set()
+    out = []
+    for r in entries:
+        if r.doc_id not in seen:
+            seen.add(r.doc_id)
+            out.append(r)
+    return out
