@@ -1,0 +1,298 @@
+"""Ranking metrics that reproduce trec_eval's per-query numbers (see METRICS.md).
+
+Users check what the editor shows against trec_eval, pytrec_eval or ir_measures, so every value is
+computed with the same float operations, in the same order, as trec_eval's C code: a value that is
+"almost" the same would still print differently in the fourth decimal now and then, and nobody
+would trust the rest. Each query is scored in one pass over the top of its ranking, whatever the
+number of metrics asked for, because a language server re-scores on every keystroke.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+MetricName = Literal["recall", "precision", "mrr", "ndcg", "map", "hit_rate"]
+
+_NEEDS_K: frozenset[str] = frozenset({"recall", "precision", "ndcg", "hit_rate"})
+
+# Accepted spellings -> canonical name: ranx's names first, then trec_eval's and ir_measures'
+# so that a metric copied from another tool's command line is understood.
+_ALIASES: dict[str, MetricName] = {
+    "recall": "recall",
+    "r": "recall",
+    "precision": "precision",
+    "p": "precision",
+    "mrr": "mrr",
+    "rr": "mrr",
+    "recip_rank": "mrr",
+    "ndcg": "ndcg",
+    "ndcg_cut": "ndcg",
+    "map": "map",
+    "ap": "map",
+    "hit_rate": "hit_rate",
+    "hits": "hit_rate",
+    "success": "hit_rate",
+}
+
+_METRIC_RE = re.compile(r"^\s*([A-Za-z_]+?)(?:\s*[@_]\s*(\d+))?\s*$")
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Metric:
+    """A metric and its cutoff; ``str()`` gives ranx's name, which is also the result key."""
+
+    name: MetricName
+    k: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in _NEEDS_K and self.name not in ("mrr", "map"):
+            raise ValueError(f"unknown metric {self.name!r}")
+        if self.k is None and self.name in _NEEDS_K:
+            raise ValueError(f"{self.name} needs a cutoff, e.g. {self.name}@5")
+        if self.k is not None and self.name == "map":
+            raise ValueError("map takes no cutoff (trec_eval's map_cut is a different measure)")
+        if self.k is not None and self.k < 1:
+            raise ValueError(f"the cutoff of {self.name} must be at least 1, not {self.k}")
+
+    def __str__(self) -> str:
+        return self.name if self.k is None else f"{self.name}@{self.k}"
+
+
+def parse_metric(s: str) -> Metric:
+    """Read ``recall@5``, ``P@5``, ``P_5``, ``ndcg_cut_10``, ``recip_rank``, ``mrr@10``, ..."""
+    m = _METRIC_RE.match(s)
+    name = _ALIASES.get(m.group(1).lower()) if m else None
+    if m is None or name is None:
+        known = "recall@k, precision@k, mrr, mrr@k, ndcg@k, map, hit_rate@k"
+        raise ValueError(f"unknown metric {s!r}; expected one of {known}")
+    k = int(m.group(2)) if m.group(2) is not None else None
+    return Metric(name, k)
+
+
+def default_metrics(k: int) -> list[Metric]:
+    return [
+        Metric("recall", k),
+        Metric("precision", k),
+        Metric("mrr"),
+        Metric("ndcg", k),
+        Metric("map"),
+        Metric("hit_rate", k),
+    ]
+
+
+def trec_eval_order(entries: Iterable[tuple[str, float]]) -> list[str]:
+    """Doc ids in the order trec_eval evaluates them.
+
+    trec_eval ignores the rank column and the line order: it sorts by score descending and breaks
+    ties by doc id descending with ``strcmp``. Python compares strings by code point, which is the
+    byte order of their UTF-8 encoding, so one reversed tuple sort is exactly that order. The first
+    occurrence of a doc id wins (trec_eval would refuse the run; the parsers report the repeat).
+    """
+    first: dict[str, float] = {}
+    for doc_id, score in entries:
+        if doc_id not in first:
+            first[doc_id] = score
+    ordered = sorted(((score, doc_id) for doc_id, score in first.items()), reverse=True)
+    return [doc_id for _, doc_id in ordered]
+
+
+def _ideal_dcg(grades: Iterable[int], k: int) -> float:
+    """trec_eval's IDCG: every positive judgment, highest grade first, cut at k, in that order."""
+    ideal = sorted((g for g in grades if g > 0), reverse=True)[:k]
+    total = 0.0
+    for i, gain in enumerate(ideal):
+        total += gain / math.log2(i + 2)  # rank i + 1, discounted by log2(rank + 1)
+    return total
+
+
+@dataclass(slots=True)
+class _Pass:
+    """What one walk down a ranking gathers; every metric is derived from it."""
+
+    rel_at: dict[int, int]  # cutoff -> relevant docs in the top cutoff
+    dcg_at: dict[int, float]  # cutoff -> DCG over the top cutoff, summed in rank order
+    first_rel: int | None  # 1-based rank of the first relevant doc
+    ap_sum: float
+    num_rel: int
+
+
+def _walk(
+    grades: Mapping[str, int],
+    ranking: Sequence[str],
+    cutoffs: Sequence[int],
+    depth: int | None,
+    level: int,
+) -> _Pass:
+    """Walk the ranking once, snapshotting counts at each cutoff the way trec_eval's loops do."""
+    num_rel = sum(1 for g in grades.values() if g >= level and g >= 0)
+    todo = sorted(set(cutoffs))
+    rel_at: dict[int, int] = {}
+    dcg_at: dict[int, float] = {}
+    n = len(ranking) if depth is None else min(len(ranking), depth)
+    rel_so_far, dcg, ap_sum, first_rel = 0, 0.0, 0.0, None
+    ci = 0
+    get = grades.get
+    for i in range(n):
+        while ci < len(todo) and i == todo[ci]:
+            rel_at[todo[ci]], dcg_at[todo[ci]] = rel_so_far, dcg
+            ci += 1
+        g = get(ranking[i])
+        if g is None:
+            continue
+        if g > 0:
+            dcg += g / math.log2(i + 2)
+        if g >= level and g >= 0:
+            rel_so_far += 1
+            ap_sum += rel_so_far / (i + 1)
+            if first_rel is None:
+                first_rel = i + 1
+    for c in todo[ci:]:
+        rel_at[c], dcg_at[c] = rel_so_far, dcg
+    return _Pass(rel_at, dcg_at, first_rel, ap_sum, num_rel)
+
+
+def _depth(metrics: Sequence[Metric]) -> int | None:
+    """How far down the ranking the metrics look; None means to the end (map, uncut mrr)."""
+    if any(m.name == "map" or (m.name == "mrr" and m.k is None) for m in metrics):
+        return None
+    return max((m.k for m in metrics if m.k is not None), default=0)
+
+
+def _value(m: Metric, p: _Pass, grades: Mapping[str, int]) -> float:
+    if m.name == "recall":
+        assert m.k is not None
+        return p.rel_at[m.k] / p.num_rel if p.num_rel else 0.0
+    if m.name == "precision":
+        assert m.k is not None
+        return p.rel_at[m.k] / m.k
+    if m.name == "hit_rate":
+        assert m.k is not None
+        return 1.0 if p.rel_at[m.k] > 0 else 0.0
+    if m.name == "mrr":
+        if p.first_rel is None or (m.k is not None and p.first_rel > m.k):
+            return 0.0
+        return 1.0 / p.first_rel
+    if m.name == "map":
+        return p.ap_sum / p.num_rel if p.num_rel and p.ap_sum else 0.0
+    assert m.k is not None
+    idcg = _ideal_dcg(grades.values(), m.k)
+    return p.dcg_at[m.k] / idcg if idcg > 0.0 else p.dcg_at[m.k]
+
+
+def query_scores(
+    grades: Mapping[str, int],
+    ranking: Sequence[str],
+    metrics: Sequence[Metric],
+    level: int = 1,
+) -> dict[str, float]:
+    """Score one query. ``ranking`` is in evaluation order, without repeated doc ids.
+
+    Relevant means ``grade >= level`` (and never a negative grade, which trec_eval treats as
+    judged-but-unjudged); nDCG uses the raw positive grades and ignores ``level``, as trec_eval's
+    ``ndcg_cut`` does.
+    """
+    cutoffs = [m.k for m in metrics if m.k is not None]
+    p = _walk(grades, ranking, cutoffs, _depth(metrics), level)
+    return {str(m): _value(m, p, grades) for m in metrics}
+
+
+@dataclass(slots=True)
+class Evaluation:
+    """Per-query values and means, with the queries that were treated specially named."""
+
+    per_query: dict[str, dict[str, float]] = field(default_factory=dict)
+    mean: dict[str, float] = field(default_factory=dict)
+    n_queries: int = 0  # what every mean is over
+    missing: list[str] = field(default_factory=list)  # golden, not in the run: 0, in the mean
+    unknown: list[str] = field(default_factory=list)  # in the run, not golden: ignored
+    unanswerable: list[str] = field(default_factory=list)  # scored, but out of the means
+
+
+def evaluate(
+    qrels: Mapping[str, Mapping[str, int]],
+    run: Mapping[str, Sequence[str]],
+    metrics: Sequence[Metric],
+    level: int = 1,
+    unanswerable: Collection[str] = (),
+) -> Evaluation:
+    """Score a run against a golden set with the averaging rules of METRICS.md.
+
+    A golden query the run does not answer is a failure, so it scores 0 and counts. Means are
+    summed in ``strcmp`` order of query id, as trec_eval accumulates them, so that they too match
+    bit for bit.
+    """
+    out = Evaluation()
+    empty = dict.fromkeys((str(m) for m in metrics), 0.0)
+    for qid, grades in qrels.items():
+        ranking = run.get(qid)
+        if ranking is None:
+            out.missing.append(qid)
+            out.per_query[qid] = dict(empty)
+        else:
+            out.per_query[qid] = query_scores(grades, ranking, metrics, level)
+        if qid in unanswerable:
+            out.unanswerable.append(qid)
+    out.unknown = [qid for qid in run if qid not in qrels]
+    counted = sorted(qid for qid in qrels if qid not in unanswerable)
+    out.n_queries = len(counted)
+    for name in empty:
+        total = 0.0
+        for qid in counted:
+            total += out.per_query[qid][name]
+        out.mean[name] = total / len(counted) if counted else 0.0
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class NdcgRow:
+    rank: int
+    doc_id: str
+    grade: int | None  # None: not judged
+    gain: float
+    discount: float
+    contribution: float
+
+
+@dataclass(frozen=True, slots=True)
+class NdcgExplanation:
+    """How an nDCG@k value was computed, row by row, for a hover."""
+
+    k: int
+    rows: list[NdcgRow]  # the run's top k
+    ideal: list[NdcgRow]  # the best possible top k from the judgments
+    dcg: float
+    idcg: float
+    ndcg: float
+
+
+def _row(rank: int, doc_id: str, grade: int | None) -> NdcgRow:
+    gain = float(grade) if grade is not None and grade > 0 else 0.0
+    discount = math.log2(rank + 1)
+    contribution = gain / discount
+    return NdcgRow(rank, doc_id, grade, gain, discount, contribution)
+
+
+def _total(rows: Sequence[NdcgRow]) -> float:
+    total = 0.0
+    for r in rows:
+        if r.gain > 0:
+            total += r.contribution
+    return total
+
+
+def ndcg_explain(grades: Mapping[str, int], ranking: Sequence[str], k: int) -> NdcgExplanation:
+    """The terms of nDCG@k; its ``ndcg`` equals ``query_scores(...)["ndcg@k"]`` exactly."""
+    rows = [_row(i + 1, d, grades.get(d)) for i, d in enumerate(ranking[:k])]
+    best = sorted(((g, d) for d, g in grades.items() if g > 0), key=lambda t: (-t[0], t[1]))[:k]
+    ideal = [_row(i + 1, d, g) for i, (g, d) in enumerate(best)]
+    dcg, idcg = _total(rows), _total(ideal)
+    return NdcgExplanation(k, rows, ideal, dcg, idcg, dcg / idcg if idcg > 0.0 else dcg)
+
+
+def format_value(x: float) -> str:
+    """Print like trec_eval's ``%6.4f``: Python rounds the exact binary value half-to-even, as C."""
+    return f"{x:6.4f}"
