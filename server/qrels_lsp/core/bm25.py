@@ -1,0 +1,502 @@
+"""BM25 over the corpus: ranking completion candidates, snippets, and the copied-question check.
+
+Scores are rank_bm25's ``BM25Okapi`` scores, bit for bit: the same k1, b, epsilon, the same idf
+(``log(N - df + 0.5) - log(df + 0.5)``, with negative values floored to ``epsilon * mean idf``)
+and the same floating point operations in the same order. Only the evaluation differs: an
+inverted index (term -> doc indices and term frequencies) means a query touches only the
+documents that contain one of its terms, instead of looping over every document per term.
+
+Tokenizer (:func:`tokenize`, versioned by :data:`TOKENIZER_VERSION`):
+
+- Text is NFKD-normalised, case-folded, stripped of Latin/Greek/Cyrillic diacritics
+  (U+0300-U+036F) and NFC-recomposed: ``Café`` and ``cafe`` are the same token, because people
+  typing questions drop accents; full-width and compatibility forms fold too (``Ｅ１`` -> ``e1``).
+- A token is a run of word characters (``\\w``: letters, digits, underscore), so codes stay whole:
+  ``E1042`` -> ``e1042``, ``snake_case`` -> ``snake_case``.
+- A dot between two digits joins: ``v2.1``, ``3.14``, ``192.168.0.1`` are one token each, so
+  versions do not collapse into ``2`` and ``1``; a dot elsewhere splits (``e.g.`` -> ``e``, ``g``).
+- A hyphen always splits: ``ERR-42`` -> ``err``, ``42``; ``state-of-the-art`` -> four tokens. A
+  query for ``ERR-42`` still matches a document saying ``ERR-42`` or ``ERR 42`` (both split the
+  same way); ``ERR42`` is another token. Guessing which hyphens belong to a code would make
+  ``COVID-19`` and ``covid 19`` disagree.
+- Apostrophes split (``can't`` -> ``can``, ``t``). Punctuation and symbols are dropped.
+- Each CJK ideograph and each kana is a token of its own, so Chinese and Japanese text is
+  searchable without a word segmenter (unigram matching; Hangul words, which are
+  space-separated, stay whole).
+
+Top-k ties are broken by document index (corpus order), ascending.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import tempfile
+import unicodedata
+from collections import defaultdict
+
+try:  # the C loop behind Counter(), without Counter's per-call Python overhead
+    from collections import _count_elements  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - other Pythons
+
+    def _count_elements(mapping: dict[str, int], iterable: Iterable[str]) -> None:
+        for elem in iterable:
+            mapping[elem] = mapping.get(elem, 0) + 1
+
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from .corpus import Corpus, Document
+
+TOKENIZER_VERSION = 1
+INDEX_FORMAT_VERSION = 1
+K1, B, EPSILON = 1.5, 0.75, 0.25  # rank_bm25.BM25Okapi's defaults
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+Progress = Callable[[int, int], None]
+Cancel = Callable[[], bool]
+
+# ---------------------------------------------------------------------------------------------
+# Tokenizer
+
+_CJK = (
+    "\u3041-\u3096\u309d-\u309f"  # hiragana
+    "\u30a1-\u30fa\u30fc-\u30ff"  # katakana (not U+30FB, the middle dot)
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs, extension A, compatibility
+    "\U00020000-\U0003134f"  # extensions B-G
+)
+_WORD = rf"[^\W{_CJK}]+"
+_TOKEN = re.compile(rf"[{_CJK}]|{_WORD}(?:(?<=\d)\.(?=\d){_WORD})*")
+_MARKS = re.compile("[\u0300-\u036f]+")
+
+
+def normalize(text: str) -> str:
+    """Case- and accent-folded text, the form tokens are cut from."""
+    if text.isascii():
+        return text.lower()
+    text = unicodedata.normalize("NFKD", text).casefold()
+    return unicodedata.normalize("NFC", _MARKS.sub("", text))
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens as the index and queries see them; the module docstring states the rules."""
+    return _TOKEN.findall(normalize(text))
+
+
+# ---------------------------------------------------------------------------------------------
+# The index
+
+
+@dataclass(slots=True, eq=False)
+class BM25Index:
+    """An inverted index with BM25Okapi's statistics.
+
+    Postings of term ``t`` are ``post_docs[offsets[t]:offsets[t+1]]`` (doc indices, ascending)
+    and ``post_tf[...]`` (term frequencies). ``doc_ids[i]`` is the corpus id of doc index ``i``.
+    """
+
+    doc_ids: list[str]
+    vocab: dict[str, int]
+    idf: FloatArray
+    offsets: IntArray
+    post_docs: npt.NDArray[np.int32]
+    post_tf: npt.NDArray[np.int32]
+    doc_len: IntArray
+    k1: float = K1
+    b: float = B
+    epsilon: float = EPSILON
+    _norm: FloatArray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._norm = _length_norm(self.doc_len, self.k1, self.b)
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def avgdl(self) -> float:
+        n = len(self.doc_len)
+        return int(self.doc_len.sum()) / n if n else 0.0
+
+    @classmethod
+    def from_tokens(
+        cls,
+        doc_ids: Sequence[str],
+        docs: Iterable[Sequence[str]],
+        *,
+        progress: Progress | None = None,
+        cancel: Cancel | None = None,
+        total: int | None = None,
+    ) -> BM25Index | None:
+        """Index already tokenized documents; None if ``cancel`` said so."""
+        return _build(list(doc_ids), docs, progress, cancel, total)
+
+    def scores(self, query_tokens: Sequence[str]) -> FloatArray:
+        """Every document's score, equal to ``BM25Okapi.get_scores(query_tokens)``."""
+        scores, _touched = self._accumulate(query_tokens)
+        return scores
+
+    def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
+        """The ``k`` best (doc index, score) pairs among documents holding a query term.
+
+        Sorted by score descending, then doc index ascending. Documents without any query term
+        (score 0 in get_scores) are never returned, so fewer than ``k`` pairs may come back.
+        """
+        if k <= 0:
+            return []
+        scores, touched = self._accumulate(query_tokens)
+        if touched is None or len(touched) == 0:
+            return []
+        cand_scores = scores[touched]
+        if len(touched) > k:
+            threshold = -np.partition(-cand_scores, k - 1)[k - 1]
+            keep = cand_scores >= threshold  # ties at the threshold all stay, then doc order
+            touched, cand_scores = touched[keep], cand_scores[keep]
+        order = np.lexsort((touched, -cand_scores))[:k]
+        return [(int(touched[i]), float(cand_scores[i])) for i in order]
+
+    def top_ids(self, query_tokens: Sequence[str], k: int) -> list[tuple[str, float]]:
+        return [(self.doc_ids[i], s) for i, s in self.top_k(query_tokens, k)]
+
+    def _accumulate(
+        self, query_tokens: Sequence[str]
+    ) -> tuple[FloatArray, npt.NDArray[np.intp] | None]:
+        """Scores plus the indices of the documents that hold a query term.
+
+        Mirrors get_scores' arithmetic: for each query token in order (repeats included),
+        ``score += idf * (tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)))``. Documents
+        lacking the term would add exactly 0.0 there, so skipping them changes no bit.
+        """
+        n = len(self.doc_ids)
+        scores = np.zeros(n)
+        terms = [t for t in (self.vocab.get(q) for q in query_tokens) if t is not None]
+        if not terms:
+            return scores, None
+        k1p1 = self.k1 + 1
+        touched = np.zeros(n, dtype=bool) if len(set(terms)) > 1 else None
+        for t in terms:
+            lo, hi = int(self.offsets[t]), int(self.offsets[t + 1])
+            docs = self.post_docs[lo:hi]
+            tf = self.post_tf[lo:hi]
+            scores[docs] += self.idf[t] * (tf * k1p1 / (tf + self._norm[docs]))
+            if touched is not None:
+                touched[docs] = True
+        if touched is None:
+            t = terms[0]
+            lo, hi = int(self.offsets[t]), int(self.offsets[t + 1])
+            return scores, self.post_docs[lo:hi].astype(np.intp)
+        return scores, np.flatnonzero(touched)
+
+
+def _length_norm(doc_len: IntArray, k1: float, b: float) -> FloatArray:
+    """``k1 * (1 - b + b * dl / avgdl)`` per document, evaluated as rank_bm25 evaluates it."""
+    n = len(doc_len)
+    total = int(doc_len.sum())
+    if n == 0 or total == 0:
+        return np.ones(n)  # no terms at all: nothing is ever scored
+    avgdl = total / n
+    return np.asarray(k1 * (1 - b + b * doc_len / avgdl), dtype=np.float64)
+
+
+_TICK = 1024
+
+
+def _build(
+    doc_ids: list[str],
+    docs: Iterable[Sequence[str]],
+    progress: Progress | None,
+    cancel: Cancel | None,
+    total: int | None,
+) -> BM25Index | None:
+    """Count terms per document in one pass, then sort postings with numpy.
+
+    ``vocab`` hands out ids in order of first occurrence (the order of rank_bm25's ``nd``
+    dictionary, so the mean idf is summed in the same order), through a defaultdict whose
+    factory is its own ``__len__``: mapping a document's distinct terms to ids stays in C.
+    """
+    total = len(doc_ids) if total is None else total
+    vocab: defaultdict[str, int] = defaultdict()
+    vocab.default_factory = vocab.__len__
+    get = vocab.__getitem__
+    chunks: list[tuple[list[int], list[int]]] = []
+    term_ids: list[int] = []
+    tfs: list[int] = []
+    lens: list[int] = []
+    distinct: list[int] = []
+    for i, toks in enumerate(docs):
+        if i % _TICK == 0:
+            if cancel is not None and cancel():
+                return None
+            if progress is not None:
+                progress(i, total)
+            if term_ids:  # lists of Python ints cost 4x numpy's: flush them now and then
+                chunks.append((term_ids, tfs))
+                term_ids, tfs = [], []
+        counts: dict[str, int] = {}
+        _count_elements(counts, toks)
+        term_ids.extend(map(get, counts))
+        tfs.extend(counts.values())
+        lens.append(len(toks))
+        distinct.append(len(counts))
+    chunks.append((term_ids, tfs))
+    n = len(lens)
+    if n != len(doc_ids):
+        raise ValueError(f"{len(doc_ids)} ids for {n} documents")
+    terms = np.concatenate([np.array(c[0], dtype=np.int32) for c in chunks])
+    tf_arr = np.concatenate([np.array(c[1], dtype=np.int32) for c in chunks])
+    order = np.argsort(terms, kind="stable")
+    doc_of = np.repeat(np.arange(n, dtype=np.int32), np.array(distinct, dtype=np.int64))
+    df = np.bincount(terms, minlength=len(vocab)).astype(np.int64)
+    offsets = np.zeros(len(vocab) + 1, dtype=np.int64)
+    np.cumsum(df, out=offsets[1:])
+    doc_len = np.array(lens, dtype=np.int64)
+    if progress is not None:
+        progress(total, total)
+    return BM25Index(
+        doc_ids=doc_ids,
+        vocab=dict(vocab),
+        idf=_idf(df, n, EPSILON),
+        offsets=offsets,
+        post_docs=np.ascontiguousarray(doc_of[order]),
+        post_tf=np.ascontiguousarray(tf_arr[order]),
+        doc_len=doc_len,
+    )
+
+
+def _idf(df: IntArray, n: int, epsilon: float) -> FloatArray:
+    """BM25Okapi._calc_idf with math.log and a left-to-right sum, so every bit matches."""
+    if len(df) == 0:
+        return np.zeros(0)
+    values = df.tolist()
+    log = math.log
+    by_df = {f: log(n - f + 0.5) - log(f + 0.5) for f in set(values)}
+    idf = [by_df[f] for f in values]
+    idf_sum = 0.0
+    for v in idf:
+        idf_sum += v
+    eps = epsilon * (idf_sum / len(idf))
+    out = np.array(idf, dtype=np.float64)
+    out[out < 0] = eps
+    return out
+
+
+def build_index(
+    corpus: Corpus,
+    *,
+    progress: Progress | None = None,
+    cancel: Cancel | None = None,
+) -> BM25Index | None:
+    """Index every document's title and text; None if cancelled."""
+    ids = list(corpus.ids)
+    docs = (tokenize(_text_of(corpus, doc_id)) for doc_id in ids)
+    return _build(ids, docs, progress, cancel, len(ids))
+
+
+def _text_of(corpus: Corpus, doc_id: str) -> str:
+    doc = corpus.get(doc_id)
+    return doc.searchable_text if doc is not None else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Disk cache
+
+
+def default_cache_dir() -> Path:
+    """The user's cache folder, never the workspace: indexes are derived, large and personal."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "qrels-lsp"
+
+
+def cache_key(corpus: Corpus) -> str:
+    """What an index depends on: the corpus content and everything that shapes tokens/scores."""
+    parts = {
+        "corpus": corpus.fingerprint,
+        "tokenizer": TOKENIZER_VERSION,
+        "format": INDEX_FORMAT_VERSION,
+        "params": [K1, B, EPSILON],
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def cache_path(corpus: Corpus, cache_dir: str | Path | None = None) -> Path:
+    root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    return root / "bm25" / f"{cache_key(corpus)[:40]}.npz"
+
+
+def load_or_build(
+    corpus: Corpus,
+    cache_dir: str | Path | None = None,
+    *,
+    progress: Progress | None = None,
+    cancel: Cancel | None = None,
+) -> BM25Index | None:
+    """The cached index for this corpus content, or a fresh one (then cached); None if cancelled.
+
+    A missing, stale, corrupt or foreign cache file is ignored and rebuilt; a cache folder that
+    cannot be written only costs the next session a rebuild. Nothing is unpickled.
+    """
+    path = cache_path(corpus, cache_dir)
+    key = cache_key(corpus)
+    cached = _read_cache(path, key, corpus.ids)
+    if cached is not None:
+        return cached
+    index = build_index(corpus, progress=progress, cancel=cancel)
+    if index is not None:
+        _write_cache(path, key, index)
+    return index
+
+
+_ARRAYS = {
+    "idf": np.float64,
+    "offsets": np.int64,
+    "post_docs": np.int32,
+    "post_tf": np.int32,
+    "doc_len": np.int64,
+}
+
+
+def _write_cache(path: Path, key: str, index: BM25Index) -> None:
+    vocab = sorted(index.vocab, key=index.vocab.__getitem__)
+    meta = {"key": key, "doc_ids": index.doc_ids, "vocab": vocab}
+    blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode(), dtype=np.uint8)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, meta=blob, **{name: getattr(index, name) for name in _ARRAYS})
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass
+
+
+def _read_cache(path: Path, key: str, doc_ids: list[str]) -> BM25Index | None:
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in (*_ARRAYS, "meta")}
+        meta = json.loads(arrays.pop("meta").tobytes().decode())
+        if meta.get("key") != key or meta.get("doc_ids") != doc_ids:
+            return None
+        vocab_list = meta["vocab"]
+        if not all(isinstance(t, str) for t in vocab_list):
+            return None
+        index = BM25Index(
+            doc_ids=doc_ids,
+            vocab={t: i for i, t in enumerate(vocab_list)},
+            **{name: arrays[name] for name in _ARRAYS},
+        )
+    except Exception:  # any damage means rebuild; a cache never breaks the server
+        return None
+    return index if _consistent(index, arrays) else None
+
+
+def _consistent(index: BM25Index, arrays: dict[str, np.ndarray]) -> bool:
+    """Reject a file whose arrays would index out of bounds or disagree with each other."""
+    for name, dtype in _ARRAYS.items():
+        a = arrays[name]
+        if a.dtype != dtype or a.ndim != 1:
+            return False
+    n, v = len(index.doc_ids), len(index.vocab)
+    offs = index.offsets
+    if len(index.idf) != v or len(offs) != v + 1 or len(index.doc_len) != n:
+        return False
+    if offs[0] != 0 or offs[-1] != len(index.post_docs) or len(index.post_tf) != offs[-1]:
+        return False
+    if np.any(np.diff(offs) < 0):
+        return False
+    docs = index.post_docs
+    return not (len(docs) and (docs.min() < 0 or docs.max() >= n))
+
+
+# ---------------------------------------------------------------------------------------------
+# Snippets and copied questions
+
+_SENTENCES = re.compile(r"(?<=[.!?。！？])\s+|\r\n|\r|\n")
+
+
+def snippet(
+    document: Document | str, query_tokens: Sequence[str], lines: int = 2, width: int = 200
+) -> str:
+    """The ``lines`` sentences or lines that hold most query terms, in document order.
+
+    Distinct terms count first (a line naming two query terms beats one repeating a term),
+    then occurrences; with no match, the document's opening lines. Long lines are cut to
+    ``width`` characters around the first match, so one-line JSONL documents still preview.
+    """
+    text = document.searchable_text if isinstance(document, Document) else document
+    parts = [p.strip() for p in _SENTENCES.split(text) if p and p.strip()]
+    if not parts or lines <= 0:
+        return ""
+    wanted = set(query_tokens)
+    ranked: list[tuple[int, int, int]] = []
+    for i, part in enumerate(parts):
+        toks = tokenize(part)
+        hits = [t for t in toks if t in wanted]
+        if hits:
+            ranked.append((-len(set(hits)), -len(hits), i))
+    chosen = sorted(i for _a, _b, i in sorted(ranked)[:lines]) or list(
+        range(min(lines, len(parts)))
+    )
+    return "\n".join(_window(parts[i], wanted, width) for i in chosen)
+
+
+def _window(line: str, wanted: set[str], width: int) -> str:
+    if len(line) <= width:
+        return line
+    start = 0
+    for m in _TOKEN.finditer(line.lower()):
+        if normalize(m.group()) in wanted:
+            start = max(0, m.start() - width // 4)
+            break
+    end = min(len(line), start + width)
+    start = max(0, end - width)
+    return ("…" if start else "") + line[start:end].strip() + ("…" if end < len(line) else "")
+
+
+_STOPWORD_TEXT = """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers him his how i if in into is it its itself just
+    me more most my no nor not now of off on once only or other our ours out over own same she
+    should so some such than that the their them then there these they this those through to too
+    under until up very was we were what when where which while who whom why will with would you
+    your yours s t don doesn didn isn aren wasn weren won can't"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+"""Function words ignored by :func:`copy_overlap`: sharing them says nothing about copying."""
+COPY_NGRAM = 2
+MIN_COPY_NGRAMS = 3
+COPY_THRESHOLD = 0.7
+"""QR110 fires when :func:`copy_overlap` reaches this: 70% of the question's content-word
+bigrams appear verbatim in its document. Natural paraphrases reorder and swap words and stay well
+below; a question written while reading the document lands near 1.0."""
+
+
+def _content_ngrams(text: str) -> list[tuple[str, ...]]:
+    words = [t for t in tokenize(text) if t not in STOPWORDS]
+    return [tuple(words[i : i + COPY_NGRAM]) for i in range(len(words) - COPY_NGRAM + 1)]
+
+
+def copy_overlap(question: str, document_text: str) -> float:
+    """How much a question copies its document's wording, from 0.0 to 1.0.
+
+    The fraction of the question's content-word bigrams (tokens as :func:`tokenize` cuts them,
+    stopwords removed from both texts first, so "reset *the* password" still matches "reset
+    password") that occur verbatim in the document. A question with fewer than
+    :data:`MIN_COPY_NGRAMS` bigrams scores 0.0: sharing two or three words is no evidence.
+    """
+    grams = _content_ngrams(question)
+    if len(grams) < MIN_COPY_NGRAMS:
+        return 0.0
+    doc_grams = set(_content_ngrams(document_text))
+    return sum(g in doc_grams for g in grams) / len(grams)

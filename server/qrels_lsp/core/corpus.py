@@ -1,0 +1,638 @@
+"""Corpora: the documents a golden set's ids point at.
+
+A corpus is a folder (every text file is a document, its id the path relative to the folder with
+``/``), a JSONL file, a TSV file or a TREC ``<DOC>`` file. Loading never raises and never blocks:
+the path is stat-ed before it is opened, only regular files are read (a FIFO, a device or a socket
+is refused without reading a byte), reads are capped, symlinked folders are not followed (so a
+link loop cannot recurse) and bytes are decoded with :func:`.text.decode`, which cannot fail.
+
+Folder corpora are lazy: loading only walks and stats, so the ids (all that the unknown-id check
+and completion need) are known without reading 10^5 files; a document's text is read the first
+time it is asked for. Single-file corpora are parsed in one pass and held in memory.
+
+A folder holding nothing but recognised multi-document files (``.jsonl``, ``.trec``, e.g. the
+Vaswani ``corpus/doc-text.trec``), or a BEIR folder with a ``corpus.jsonl``, is loaded as those
+files rather than as one document per file: a 3 MB TREC file is never a single document.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from rapidfuzz import fuzz, process
+
+from .text import LineIndex, Span, decode
+
+MiB = 1024 * 1024
+DEFAULT_MAX_BYTES = 512 * MiB
+"""Total bytes read for one corpus; a bigger corpus is truncated, with a problem noted."""
+DEFAULT_MAX_FILE_BYTES = 64 * MiB
+"""Bytes read per file of a folder corpus; bigger files are skipped (they are not prose)."""
+LOADER_VERSION = 1
+"""Part of the fingerprint: bump when parsing changes what a file yields."""
+
+CorpusFormat = Literal["folder", "jsonl", "tsv", "trec", "multi"]
+Progress = Callable[[int, int], None]
+Cancel = Callable[[], bool]
+
+_ID_KEYS = ("_id", "id", "doc_id", "docid")
+_TEXT_KEYS = ("text", "contents", "content", "body")
+_MULTI_SUFFIXES = {".jsonl": "jsonl", ".trec": "trec"}
+_BINARY_SUFFIX_TEXT = (
+    ".png .jpg .jpeg .gif .bmp .ico .webp .pdf .zip .gz .tgz .bz2 .xz .zst .7z .tar .jar .whl "
+    ".so .dll .dylib .exe .bin .o .a .pyc .class .npz .npy .pkl .pickle .parquet .sqlite .db "
+    ".mp3 .mp4 .wav .ogg .mov .avi .woff .woff2 .ttf .otf"
+)
+_BINARY_SUFFIXES = frozenset(_BINARY_SUFFIX_TEXT.split())
+
+
+@dataclass(slots=True)
+class Document:
+    """One document. ``line``/``id_span`` locate its id inside a multi-document file.
+
+    ``id_span`` holds code point *columns* on line ``line`` (0-based), so an editor can jump to
+    the id; both are None for a folder document, whose file is the document.
+    """
+
+    doc_id: str
+    title: str
+    text: str
+    path: Path
+    line: int | None = None
+    id_span: Span | None = None
+    title_in_text: bool = False  # the title was taken from the text, so indexing it twice is wrong
+
+    @property
+    def searchable_text(self) -> str:
+        """What BM25 indexes: the title counts once, whether given apart or taken from the text."""
+        if self.title_in_text or not self.title:
+            return self.text
+        return f"{self.title}\n{self.text}"
+
+
+class CorpusError:
+    """Why a corpus could not be loaded at all (missing path, FIFO, unsupported, cancelled)."""
+
+    __slots__ = ("cancelled", "message")
+
+    def __init__(self, message: str, *, cancelled: bool = False) -> None:
+        self.message = message
+        self.cancelled = cancelled
+
+    def __repr__(self) -> str:
+        return f"CorpusError({self.message!r})"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(slots=True)
+class _FolderFile:
+    path: Path
+    size: int
+
+
+class Corpus:
+    """Documents by id, in file order. Build with :func:`load_corpus`."""
+
+    def __init__(
+        self,
+        path: Path,
+        format: CorpusFormat,
+        fingerprint: str,
+        problems: list[str] | None = None,
+    ) -> None:
+        self.path = path
+        self.format: CorpusFormat = format
+        self.fingerprint = fingerprint
+        self.problems: list[str] = problems if problems is not None else []
+        self._docs: dict[str, Document | _FolderFile] = {}
+        self._ids_list: list[str] | None = None
+        self.max_file_bytes = DEFAULT_MAX_FILE_BYTES
+        # The multi-document files a folder was read as (empty for a folder of documents).
+        self.sources: list[Path] = [path] if format in ("jsonl", "tsv", "trec") else []
+
+    # -- building (loader only) -----------------------------------------------------------
+    def _add(self, doc_id: str, doc: Document | _FolderFile, where: str) -> None:
+        if doc_id in self._docs:
+            self.problems.append(
+                f"{where}: duplicate document id {doc_id!r}; the first one is kept"
+            )
+            return
+        self._docs[doc_id] = doc
+        self._ids_list = None
+
+    # -- queries ---------------------------------------------------------------------------
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._docs
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def __iter__(self) -> Iterator[Document]:
+        return self.documents()
+
+    @property
+    def ids(self) -> list[str]:
+        """Ids in insertion (file / walk) order; the same list object until the corpus changes."""
+        if self._ids_list is None:
+            self._ids_list = list(self._docs)
+        return self._ids_list
+
+    def get(self, doc_id: str) -> Document | None:
+        """The document, reading a folder document's file on first access."""
+        entry = self._docs.get(doc_id)
+        if entry is None or isinstance(entry, Document):
+            return entry
+        doc = self._read_folder_document(doc_id, entry)
+        self._docs[doc_id] = doc
+        return doc
+
+    def documents(self) -> Iterator[Document]:
+        for doc_id in self.ids:
+            doc = self.get(doc_id)
+            if doc is not None:
+                yield doc
+
+    def closest(self, doc_id: str, n: int = 3) -> list[str]:
+        """The ``n`` ids most like ``doc_id``, best first, for "did you mean" fixes.
+
+        Indel similarity (``fuzz.ratio``) suits ids: typos, a wrong extension or folder. It is a
+        single vectorised pass, ~10 ms over 10^5 ids; WRatio's partial matching would prefer any
+        short id contained in the query and is several times slower.
+        """
+        if n <= 0 or not self._docs:
+            return []
+        hits = process.extract(doc_id, self.ids, scorer=fuzz.ratio, limit=n, score_cutoff=1)
+        return [choice for choice, _score, _index in hits]
+
+    def _read_folder_document(self, doc_id: str, entry: _FolderFile) -> Document:
+        data, problem = _read_regular(entry.path, self.max_file_bytes)
+        if problem is None and data is not None and b"\0" in data[:8192]:
+            problem = "binary file (NUL byte); indexed as empty"
+            data = None
+        if problem is not None or data is None:
+            self.problems.append(f"{doc_id}: {problem}")
+            return Document(doc_id, "", "", entry.path)
+        text, decode_problems = decode(data)
+        self.problems.extend(f"{doc_id}: {p}" for p in decode_problems)
+        return Document(doc_id, _first_line_title(text), text, entry.path, title_in_text=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+
+
+def load_corpus(
+    path: str | Path,
+    *,
+    progress: Progress | None = None,
+    cancel: Cancel | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> Corpus | CorpusError:
+    """Load a corpus, or say why not. Never raises, never blocks on a special file."""
+    try:
+        return _load(Path(path), progress, cancel, max_bytes, max_file_bytes)
+    except _Cancelled:
+        return CorpusError("loading the corpus was cancelled", cancelled=True)
+    except Exception as exc:  # a loader bug must not take the server down
+        return CorpusError(f"cannot load corpus {path}: {type(exc).__name__}: {exc}")
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _load(
+    path: Path,
+    progress: Progress | None,
+    cancel: Cancel | None,
+    max_bytes: int,
+    max_file_bytes: int,
+) -> Corpus | CorpusError:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return CorpusError(f"corpus path does not exist: {path}")
+    except OSError as exc:
+        return CorpusError(f"cannot access corpus path {path}: {exc.strerror or exc}")
+    if stat.S_ISDIR(st.st_mode):
+        return _load_folder(path, progress, cancel, max_bytes, max_file_bytes)
+    if not stat.S_ISREG(st.st_mode):
+        return CorpusError(f"corpus path is not a regular file or folder: {path} ({_kind(st)})")
+    fmt = _file_format(path)
+    if fmt is None:
+        return CorpusError(
+            f"unsupported corpus file {path.name}: expected a folder, .jsonl, .tsv or TREC file"
+        )
+    corpus = Corpus(path, fmt, "")
+    sha = hashlib.sha256(f"v{LOADER_VERSION}\0{fmt}\0".encode())
+    err = _load_file_into(corpus, path, fmt, path.name, max_bytes, sha, progress, cancel)
+    if err is not None:
+        return err
+    corpus.fingerprint = sha.hexdigest()
+    return corpus
+
+
+def _kind(st: os.stat_result) -> str:
+    mode = st.st_mode
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _file_format(path: Path) -> CorpusFormat | None:
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return "jsonl"
+    if suffix in (".tsv", ".tab"):
+        return "tsv"
+    if suffix in (".trec", ".sgml", ".xml", ".txt", ""):
+        return "trec" if _looks_trec(path) else None
+    return None
+
+
+def _looks_trec(path: Path) -> bool:
+    data, _ = _read_regular(path, 4096)
+    return data is not None and b"<DOC>" in data.upper()
+
+
+def _read_regular(path: Path, limit: int) -> tuple[bytes | None, str | None]:
+    """At most ``limit`` bytes of a regular file, or why not.
+
+    O_NONBLOCK plus fstat after opening closes the race where a file is swapped for a FIFO
+    between the caller's stat and the open: the open cannot block and the FIFO is not read.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        return None, f"unreadable: {exc.strerror or exc}"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, f"skipped: {_kind(st)}"
+        chunks: list[bytes] = []
+        remaining = limit
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 8 * MiB))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks), None
+    except OSError as exc:
+        return None, f"unreadable: {exc.strerror or exc}"
+    finally:
+        os.close(fd)
+
+
+def _load_file_into(
+    corpus: Corpus,
+    path: Path,
+    fmt: CorpusFormat,
+    where: str,
+    limit: int,
+    sha: hashlib._Hash,
+    progress: Progress | None,
+    cancel: Cancel | None,
+) -> CorpusError | None:
+    """Parse one multi-document file into ``corpus``; hashing its bytes into ``sha``."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return CorpusError(f"cannot access corpus file {path}: {exc.strerror or exc}")
+    data, problem = _read_regular(path, limit)
+    if data is None:
+        return CorpusError(f"corpus file {path}: {problem}")
+    if size > limit:
+        corpus.problems.append(
+            f"{where}: larger than the {limit // MiB} MiB limit; only the first part was read"
+        )
+        data = data[: data.rfind(b"\n") + 1]
+    sha.update(where.encode() + b"\0" + str(len(data)).encode() + b"\0")
+    sha.update(data)
+    text, problems = decode(data)
+    corpus.problems.extend(f"{where}: {p}" for p in problems)
+    parse = {"jsonl": _parse_jsonl, "tsv": _parse_tsv, "trec": _parse_trec}[fmt]
+    parse(corpus, text, path, where, progress, cancel)
+    return None
+
+
+def _check(cancel: Cancel | None) -> None:
+    if cancel is not None and cancel():
+        raise _Cancelled
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as :class:`LineIndex` counts them (``\\n``, ``\\r\\n`` and a lone ``\\r``)."""
+    if "\r" not in text:
+        return text.split("\n")
+    return re.split(r"\r\n|\r|\n", text)
+
+
+_TICK = 4096  # lines between progress / cancel checks
+
+
+def _parse_jsonl(
+    corpus: Corpus,
+    text: str,
+    path: Path,
+    where: str,
+    progress: Progress | None,
+    cancel: Cancel | None,
+) -> None:
+    lines = _lines(text)
+    total = len(lines)
+    loads = json.loads
+    for lineno, line in enumerate(lines):
+        if lineno % _TICK == 0:
+            _check(cancel)
+            if progress is not None:
+                progress(lineno, total)
+        if not line.strip():
+            continue
+        try:
+            obj = loads(line)
+        except ValueError as exc:
+            corpus.problems.append(f"{where}:{lineno + 1}: not valid JSON ({exc})")
+            continue
+        if not isinstance(obj, dict):
+            corpus.problems.append(f"{where}:{lineno + 1}: not a JSON object")
+            continue
+        doc_id = _first_value(obj, _ID_KEYS)
+        if doc_id is None or isinstance(doc_id, (dict, list, bool)):
+            corpus.problems.append(f"{where}:{lineno + 1}: no document id (_id, id, doc_id, docid)")
+            continue
+        doc_id = str(doc_id)
+        title = obj.get("title")
+        body = _first_value(obj, _TEXT_KEYS)
+        doc = Document(
+            doc_id,
+            title if isinstance(title, str) else "",
+            body if isinstance(body, str) else "",
+            path,
+            lineno,
+            _json_id_span(line, doc_id),
+        )
+        corpus._add(doc_id, doc, f"{where}:{lineno + 1}")
+    if progress is not None:
+        progress(total, total)
+
+
+def _first_value(obj: dict[str, object], keys: tuple[str, ...]) -> object:
+    for key in keys:
+        if key in obj and obj[key] is not None:
+            return obj[key]
+    return None
+
+
+def _json_id_span(line: str, doc_id: str) -> Span | None:
+    """Where the id's value is written on its line (a heuristic: the first key that holds it)."""
+    for key in _ID_KEYS:
+        k = line.find(f'"{key}"')
+        if k == -1:
+            continue
+        encoded = json.dumps(doc_id, ensure_ascii=False)
+        v = line.find(encoded, k + len(key) + 2)
+        if v != -1:
+            return Span(v + 1, v + len(encoded) - 1)
+        v = line.find(doc_id, k + len(key) + 2)  # a number id, or an escaped string
+        if v != -1:
+            return Span(v, v + len(doc_id))
+    return None
+
+
+def _parse_tsv(
+    corpus: Corpus,
+    text: str,
+    path: Path,
+    where: str,
+    progress: Progress | None,
+    cancel: Cancel | None,
+) -> None:
+    """``id<TAB>text`` or ``id<TAB>title<TAB>text``; a header naming an id column is skipped."""
+    lines = _lines(text)
+    total = len(lines)
+    for lineno, line in enumerate(lines):
+        if lineno % _TICK == 0:
+            _check(cancel)
+            if progress is not None:
+                progress(lineno, total)
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if lineno == 0 and fields[0].strip().lower() in _ID_KEYS:
+            continue
+        if len(fields) < 2:
+            corpus.problems.append(f"{where}:{lineno + 1}: expected id<TAB>text")
+            continue
+        raw_id = fields[0]
+        doc_id = raw_id.strip()
+        if not doc_id:
+            corpus.problems.append(f"{where}:{lineno + 1}: empty document id")
+            continue
+        start = len(raw_id) - len(raw_id.lstrip())
+        title, body = ("", fields[1]) if len(fields) == 2 else (fields[1], "\t".join(fields[2:]))
+        doc = Document(doc_id, title, body, path, lineno, Span(start, start + len(doc_id)))
+        corpus._add(doc_id, doc, f"{where}:{lineno + 1}")
+    if progress is not None:
+        progress(total, total)
+
+
+_TREC_DOC = re.compile(r"<DOC>(.*?)(?:</DOC>|(?=<DOC>)|\Z)", re.S | re.I)
+_TREC_DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
+_TREC_TITLE = re.compile(r"<(TITLE|HEADLINE|HEAD)>(.*?)</\1>", re.S | re.I)
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+
+
+def _parse_trec(
+    corpus: Corpus,
+    text: str,
+    path: Path,
+    where: str,
+    progress: Progress | None,
+    cancel: Cancel | None,
+) -> None:
+    index = LineIndex(text)
+    total = len(text)
+    for n, m in enumerate(_TREC_DOC.finditer(text)):
+        if n % _TICK == 0:
+            _check(cancel)
+            if progress is not None:
+                progress(m.start(), total)
+        body = m.group(1)
+        line = index.line_of(m.start())
+        if not m.group(0).upper().endswith("</DOC>"):
+            corpus.problems.append(f"{where}:{line + 1}: <DOC> without </DOC>")
+        no = _TREC_DOCNO.search(body)
+        if no is None or not no.group(1):
+            corpus.problems.append(f"{where}:{line + 1}: <DOC> without <DOCNO>")
+            continue
+        doc_id = no.group(1)
+        id_offset = m.start(1) + no.start(1)
+        id_line, id_col = index.position(id_offset)
+        rest = body[: no.start()] + body[no.end() :]
+        title_m = _TREC_TITLE.search(rest)
+        title = _TAG.sub(" ", title_m.group(2)).strip() if title_m else ""
+        content = _TAG.sub(" ", rest).strip()
+        doc = Document(
+            doc_id,
+            title or _first_line_title(content),
+            content,
+            path,
+            id_line,
+            Span(id_col, id_col + len(doc_id)),
+            title_in_text=True,
+        )
+        corpus._add(doc_id, doc, f"{where}:{id_line + 1}")
+    if progress is not None:
+        progress(total, total)
+
+
+def _first_line_title(text: str) -> str:
+    for line in text.splitlines():
+        stripped = line.strip().lstrip("#").strip()
+        if stripped:
+            return stripped[:200]
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Folders
+
+
+@dataclass(slots=True)
+class _Walk:
+    files: list[tuple[str, Path, int, int]] = field(default_factory=list)  # id, path, size, mtime
+    problems: list[str] = field(default_factory=list)
+
+
+def _walk(root: Path, cancel: Cancel | None) -> _Walk:
+    """Regular, visible files under ``root``, sorted by id.
+
+    Symlinked folders are not entered (os.walk's default), so a link loop cannot recurse;
+    symlinked files are followed but must be regular files. Hidden names are skipped.
+    """
+    out = _Walk()
+
+    def onerror(exc: OSError) -> None:
+        out.problems.append(f"{exc.filename}: unreadable folder: {exc.strerror or exc}")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=False):
+        _check(cancel)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        base = Path(dirpath)
+        for name in sorted(filenames):
+            if name.startswith("."):
+                continue
+            full = base / name
+            rel = full.relative_to(root).as_posix()
+            if full.suffix.lower() in _BINARY_SUFFIXES:
+                continue
+            try:
+                st = full.stat()
+            except OSError as exc:
+                out.problems.append(f"{rel}: skipped: {exc.strerror or exc}")
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                out.problems.append(f"{rel}: skipped: {_kind(st)}")
+                continue
+            out.files.append((rel, full, st.st_size, st.st_mtime_ns))
+    return out
+
+
+def _multi_file_format(walk: _Walk, root: Path) -> tuple[CorpusFormat, list[Path]] | None:
+    """The multi-document files a folder stands for, if it is a container rather than a corpus."""
+    names = {rel: full for rel, full, _size, _mtime in walk.files}
+    if "corpus.jsonl" in names:  # BEIR layout: corpus.jsonl beside queries.jsonl and qrels/
+        return "jsonl", [names["corpus.jsonl"]]
+    if not names:
+        return None
+    kinds = {_MULTI_SUFFIXES.get(Path(rel).suffix.lower()) for rel in names}
+    if len(kinds) == 1 and None not in kinds:
+        kind = kinds.pop()
+        assert kind is not None
+        return kind, list(names.values())  # type: ignore[return-value]
+    return None
+
+
+def _load_folder(
+    root: Path,
+    progress: Progress | None,
+    cancel: Cancel | None,
+    max_bytes: int,
+    max_file_bytes: int,
+) -> Corpus | CorpusError:
+    walk = _walk(root, cancel)
+    multi = _multi_file_format(walk, root)
+    if multi is not None:
+        return _load_multi(root, multi[0], multi[1], walk, progress, cancel, max_bytes)
+    corpus = Corpus(root, "folder", "", list(walk.problems))
+    corpus.max_file_bytes = max_file_bytes
+    sha = hashlib.sha256(f"v{LOADER_VERSION}\0folder\0".encode())
+    total_bytes = 0
+    total = len(walk.files)
+    for n, (rel, full, size, mtime) in enumerate(walk.files):
+        if n % _TICK == 0:
+            _check(cancel)
+            if progress is not None:
+                progress(n, total)
+        if size > max_file_bytes:
+            corpus.problems.append(f"{rel}: skipped: larger than {max_file_bytes // MiB} MiB")
+            continue
+        if total_bytes + size > max_bytes:
+            corpus.problems.append(
+                f"{rel} and later files skipped: the corpus exceeds {max_bytes // MiB} MiB"
+            )
+            break
+        total_bytes += size
+        sha.update(f"{rel}\0{size}\0{mtime}\n".encode("utf-8", "surrogateescape"))
+        corpus._add(rel, _FolderFile(full, size), rel)
+    if progress is not None:
+        progress(total, total)
+    corpus.fingerprint = sha.hexdigest()
+    return corpus
+
+
+def _load_multi(
+    root: Path,
+    fmt: CorpusFormat,
+    files: list[Path],
+    walk: _Walk,
+    progress: Progress | None,
+    cancel: Cancel | None,
+    max_bytes: int,
+) -> Corpus | CorpusError:
+    corpus = Corpus(root, "multi" if len(files) > 1 else fmt, "", list(walk.problems))
+    corpus.sources = list(files)
+    sha = hashlib.sha256(f"v{LOADER_VERSION}\0multi\0{fmt}\0".encode())
+    budget = max_bytes
+    for f in files:
+        if budget <= 0:
+            corpus.problems.append(f"{f.name}: skipped: the corpus exceeds {max_bytes // MiB} MiB")
+            continue
+        budget_used = budget
+        with contextlib.suppress(OSError):
+            budget_used = min(f.stat().st_size, budget)
+        rel = f.relative_to(root).as_posix()
+        err = _load_file_into(corpus, f, fmt, rel, budget, sha, progress, cancel)
+        if err is not None:
+            corpus.problems.append(err.message)
+            continue
+        budget -= budget_used
+    corpus.fingerprint = sha.hexdigest()
+    return corpus
