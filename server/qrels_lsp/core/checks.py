@@ -248,7 +248,7 @@ def check_run(
             shown = ", ".join(f"`{q}`" for q in missing[:10]) + (
                 " ..." if len(missing) > 10 else ""
             )
-            span = run.qrels.span if run.qrels is not None else Span(0, 0)
+            span = run.results_span or (run.qrels.span if run.qrels is not None else Span(0, 0))
             out.append(
                 finding(
                     "QR202",

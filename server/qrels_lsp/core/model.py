@@ -100,6 +100,7 @@ class Run:
     name: str | None = None
     name_span: Span | None = None
     qrels: Ref | None = None
+    results_span: Span | None = None  # the `results:` key of a YAML run
     rankings: dict[str, Ranking] = field(default_factory=dict)  # in file order
     findings: list[Finding] = field(default_factory=list)
 

@@ -83,9 +83,15 @@ def _disk_reader(path: Path) -> tuple[str | None, str | None]:
 
 class Project:
     def __init__(
-        self, config: Config, read: Reader = _disk_reader, progress: Progress | None = None
+        self,
+        config: Config,
+        read: Reader = _disk_reader,
+        progress: Progress | None = None,
+        *,
+        lens_metrics: bool = False,
     ) -> None:
         self.config = config
+        self.lens_metrics = lens_metrics  # always compute recall@k and mrr (the lenses' numbers)
         self.read = read
         self.progress = progress
         self._parsed: dict[Path, tuple[str, Qrels | Run]] = {}
@@ -187,6 +193,8 @@ class Project:
         patterns = [r.value for r in qrels.runs] or list(binding.runs if binding else ())
         base = folder if qrels.runs else (self.config.root or folder)
         metrics = [parse_metric(m) for m in self.config.metrics] or default_metrics(k)
+        if self.lens_metrics:
+            metrics += [m for m in (Metric("recall", k), Metric("mrr")) if m not in metrics]
         return QrelsContext(
             path=path.resolve(),
             kind=kind,

@@ -41,6 +41,7 @@ def parse_run_yaml(text: str) -> Run:
     if "description" in top:
         p.string(top["description"][1], "`description`")
     if "results" in top:
+        run.results_span = top["results"][0].span
         results = top["results"][1]
         if not (isinstance(results, YScalar) and results.type == "null") and p.expect(
             results, YMap, "`results`", top["results"][0].span

@@ -1,0 +1,214 @@
+"""Words and tables for people: lens titles, hover markdown, inlay labels.
+
+Plain strings built from core results, shared by the language server (lenses, hover, inlay
+hints) and the CLI, so that the editor and the terminal say the same thing the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .corpus import Document
+from .metrics import Metric, format_value, ndcg_explain, query_scores
+from .model import Qrels, Query
+from .project import QrelsContext, RunResult
+
+HOVER_CUTOFFS = (1, 3, 5, 10, 20, 100)
+
+
+def short(x: float) -> str:
+    """Two decimals, for lenses; tables and hovers use trec_eval's four."""
+    return f"{x:.2f}"
+
+
+def lens_values(values: Mapping[str, float], k: int) -> str:
+    recall = values.get(f"recall@{k}")
+    mrr = values.get("mrr")
+    parts = []
+    if recall is not None:
+        parts.append(f"recall@{k} {short(recall)}")
+    if mrr is not None:
+        parts.append(f"MRR {short(mrr)}")
+    return " · ".join(parts)
+
+
+def query_lens_titles(ctx: QrelsContext, query: Query, runs: Sequence[RunResult]) -> list[str]:
+    """One title per run (just one line when a single run is compared)."""
+    if query.unanswerable:
+        return ["unanswerable · excluded from the means"]
+    if not runs:
+        return []
+    titles = []
+    for r in runs:
+        prefix = f"{r.name}: " if len(runs) > 1 else ""
+        if query.qid in r.evaluation.missing:
+            titles.append(f"{prefix}not in the run · scores 0")
+            continue
+        values = r.evaluation.per_query.get(query.qid, {})
+        titles.append(prefix + lens_values(values, ctx.k))
+    return titles
+
+
+def counts(ctx: QrelsContext) -> str:
+    n = len(ctx.qrels.queries)
+    unanswerable = len(ctx.qrels.unanswerable())
+    text = f"{n} question{'s' if n != 1 else ''}"
+    if unanswerable:
+        text += f" · {unanswerable} unanswerable"
+    return text
+
+
+def run_summary(r: RunResult, k: int) -> str:
+    ev = r.evaluation
+    text = lens_values(ev.mean, k) + f" (mean of {ev.n_queries})"
+    if ev.missing:
+        text += f" · {len(ev.missing)} missing"
+    if ev.unknown:
+        text += f" · {len(ev.unknown)} not in the golden set"
+    return text
+
+
+def header_titles(ctx: QrelsContext, runs: Sequence[RunResult]) -> list[str]:
+    if not runs:
+        return [counts(ctx) + " · no runs: list them under `runs:`"]
+    if len(runs) == 1:
+        return [f"{counts(ctx)} · {run_summary(runs[0], ctx.k)}"]
+    return [counts(ctx)] + [f"{r.name}: {run_summary(r, ctx.k)}" for r in runs]
+
+
+def run_header_title(ctx: QrelsContext, r: RunResult) -> str:
+    return f"{r.name} vs {ctx.path.name} · {run_summary(r, ctx.k)}"
+
+
+def judgment_label(grade: int | None, level: int) -> str:
+    """Inlay label of a retrieved id: ✓grade relevant, ✗grade judged not relevant, ? unjudged."""
+    if grade is None:
+        return "?"
+    return f"✓{grade}" if grade >= level else f"✗{grade}"
+
+
+def rank_label(rank: int | None, run: str) -> str:
+    return f"#{rank} {run}" if rank is not None else f"– {run}"
+
+
+def _metrics_at(k_values: Sequence[int]) -> list[Metric]:
+    out = [Metric("mrr"), Metric("map")]
+    for k in k_values:
+        out += [Metric("recall", k), Metric("precision", k), Metric("ndcg", k)]
+    return out
+
+
+def query_hover(
+    ctx: QrelsContext, query: Query, runs: Sequence[tuple[str, list[str] | None]]
+) -> str:
+    """Markdown: the query, every metric at several cutoffs per run, ranks, nDCG@k terms."""
+    grades = query.grades()
+    lines = [f"**{query.qid}**" + (f": {query.question}" if query.question else "")]
+    if query.unanswerable:
+        lines.append("\n*Unanswerable: excluded from the means.*")
+    relevant = [d for d, g in grades.items() if g >= ctx.level]
+    lines.append(
+        f"\n{len(relevant)} relevant of {len(grades)} judged (relevance level {ctx.level})."
+    )
+    scored = [(name, ranking) for name, ranking in runs if ranking is not None]
+    if not scored:
+        return "\n".join(lines)
+    cutoffs = sorted({*HOVER_CUTOFFS, ctx.k})
+    values = {
+        name: query_scores(grades, ranking, _metrics_at(cutoffs), ctx.level)
+        for name, ranking in scored
+    }
+    names = [name for name, _ in scored]
+    lines.append("")
+    lines.append("| metric | " + " | ".join(names) + " |")
+    lines.append("| --- |" + " ---: |" * len(names))
+    for metric in ("mrr", "map"):
+        lines.append(
+            f"| {metric} | " + " | ".join(format_value(values[n][metric]) for n in names) + " |"
+        )
+    for kind in ("recall", "precision", "ndcg"):
+        for k in cutoffs:
+            key = f"{kind}@{k}"
+            mark = f"**{key}**" if k == ctx.k else key
+            lines.append(
+                f"| {mark} | " + " | ".join(format_value(values[n][key]) for n in names) + " |"
+            )
+    lines.append("")
+    lines.append("| relevant document | grade | " + " | ".join(names) + " |")
+    lines.append("| --- | ---: |" + " ---: |" * len(names))
+    for doc in relevant:
+        ranks = []
+        for _name, ranking in scored:
+            rank = _rank(ranking, doc)
+            ranks.append(f"#{rank}" if rank is not None else "–")
+        lines.append(f"| `{doc}` | {grades[doc]} | " + " | ".join(ranks) + " |")
+    for name, ranking in scored:
+        lines.append("")
+        lines.extend(ndcg_lines(name, grades, ranking, ctx.k))
+    missing = [name for name, ranking in runs if ranking is None]
+    if missing:
+        lines.append(f"\nNot answered by: {', '.join(missing)} (scores 0).")
+    return "\n".join(lines)
+
+
+def _rank(ranking: Sequence[str], doc: str) -> int | None:
+    try:
+        return ranking.index(doc) + 1
+    except ValueError:
+        return None
+
+
+def ndcg_lines(name: str, grades: Mapping[str, int], ranking: Sequence[str], k: int) -> list[str]:
+    """nDCG@k for one run, term by term: the number people quote most and inspect least."""
+    ex = ndcg_explain(grades, ranking, k)
+    out = [
+        f"**{name}: ndcg@{k} = DCG / IDCG = {ex.dcg:.4f} / {ex.idcg:.4f} = {format_value(ex.ndcg)}**  ",
+        "gain = the grade (linear); discount = log2(rank + 1); the ideal ranking sorts all "
+        "positive judgments by grade.",
+        "",
+        "| rank | document | grade | gain / discount |",
+        "| ---: | --- | ---: | ---: |",
+    ]
+    for row in ex.rows:
+        grade = "?" if row.grade is None else str(row.grade)
+        out.append(
+            f"| {row.rank} | `{row.doc_id}` | {grade} | {row.gain:g} / {row.discount:.4f} = {row.contribution:.4f} |"
+        )
+    return out
+
+
+def document_hover(
+    doc: Document | None,
+    doc_id: str,
+    judged_by: Sequence[tuple[str, int]],
+    lines_shown: int = 6,
+) -> str:
+    """Markdown: the document's title and first lines, and the queries that judge it."""
+    out = []
+    if doc is None:
+        out.append(f"**`{doc_id}`**: not in the corpus.")
+    else:
+        out.append(f"**{doc.title or doc_id}**  \n`{doc_id}`")
+        body = [line for line in doc.text.splitlines() if line.strip()]
+        if body and doc.title and body[0].lstrip("# ").strip() == doc.title.strip():
+            body = body[1:]
+        if body:
+            excerpt = "\n".join(body[:lines_shown])
+            out.append(
+                "\n```text\n" + excerpt + ("\n…" if len(body) > lines_shown else "") + "\n```"
+            )
+    if judged_by:
+        shown = ", ".join(f"`{qid}` ({grade})" for qid, grade in judged_by[:20])
+        more = f" and {len(judged_by) - 20} more" if len(judged_by) > 20 else ""
+        out.append(
+            f"\nJudged by {len(judged_by)} quer{'y' if len(judged_by) == 1 else 'ies'}: {shown}{more}."
+        )
+    else:
+        out.append("\nNo query judges it.")
+    return "\n".join(out)
+
+
+def judged_by(qrels: Qrels, doc_id: str) -> list[tuple[str, int]]:
+    return [
+        (qid, g) for qid, q in qrels.queries.items() for d, g in q.grades().items() if d == doc_id
+    ]

@@ -1,0 +1,1 @@
+"""The language server: pygls handlers converting core results to LSP at the boundary."""

@@ -1,0 +1,218 @@
+"""The server's state: settings, the core :class:`Project`, and the latest analysis of each file.
+
+All analysis runs on one worker thread, so the project's caches need no locks and the event loop
+stays free for the editor's requests. A result is kept only for the document version it was
+computed from: a slow analysis of version 3 is never published after version 4's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import traceback
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..core.config import Config, config_from_mapping, load_config
+from ..core.files import read_text
+from ..core.kinds import kind_by_name
+from ..core.project import Analysis, Project
+from .convert import Positions, encoding_of, path_of, uri_of
+
+if TYPE_CHECKING:
+    from .server import QrelsServer
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+DEBOUNCE_SECONDS = 0.05
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """An analysis and the document version it belongs to (None: the file on disk)."""
+
+    version: int | None
+    analysis: Analysis | None
+
+
+class Session:
+    def __init__(self, server: QrelsServer) -> None:
+        self.server = server
+        self.root: Path | None = None
+        self.file_config = Config()
+        self.settings: dict[str, Any] = {}
+        self.config = Config()
+        self.project = Project(self.config, self._read, self._progress, lens_metrics=True)
+        self.snapshots: dict[str, Snapshot] = {}
+        self._pending: dict[str, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Future[None]] = set()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-analysis")
+        self._progress_lock = threading.Lock()
+        self.closed = False
+
+    # -- configuration --------------------------------------------------------------------
+    def configure(self, root: Path | None, settings: dict[str, Any] | None = None) -> list[str]:
+        """(Re)build the configuration: the project file, then the editor's settings over it.
+
+        Returns messages about invalid settings (they are also kept as findings).
+        """
+        if root is not None:
+            self.root = root
+        if settings is not None:
+            self.settings = settings
+        base = load_config(self.root) if self.root is not None else Config()
+        self.file_config = base
+        merged = (
+            config_from_mapping(self.settings, replace(base, findings=()), "")
+            if self.settings
+            else base
+        )
+        problems = [f.message for f in merged.findings]
+        self.config = replace(merged, findings=base.findings)
+        self.project = Project(self.config, self._read, self._progress, lens_metrics=True)
+        self.snapshots.clear()
+        return problems
+
+    # -- documents ------------------------------------------------------------------------
+    def _read(self, path: Path) -> tuple[str | None, str | None]:
+        """An open buffer wins over the file on disk."""
+        doc = self.server.workspace.text_documents.get(uri_of(path))
+        if doc is not None:
+            return doc.source, None
+        return read_text(path)
+
+    def version(self, uri: str) -> int | None:
+        doc = self.server.workspace.text_documents.get(uri)
+        return doc.version if doc is not None else None
+
+    def is_ours(self, uri: str) -> bool:
+        path = path_of(uri)
+        if path is None:
+            return False
+        if kind_by_name(path, self.config) is not None:
+            return True
+        snapshot = self.snapshots.get(uri)
+        return snapshot is not None and snapshot.analysis is not None
+
+    def positions(self, uri: str, text: str | None = None) -> Positions:
+        if text is None:
+            snapshot = self.snapshots.get(uri)
+            if snapshot is not None and snapshot.analysis is not None:
+                text = snapshot.analysis.text
+            else:
+                path = path_of(uri)
+                text = (self._read(path)[0] if path else None) or ""
+        return Positions(text, encoding_of(self.server.workspace.position_encoding))
+
+    # -- analysis -------------------------------------------------------------------------
+    async def run(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the analysis thread."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, fn)
+
+    def _analyse(self, uri: str) -> Snapshot:
+        version = self.version(uri)
+        path = path_of(uri)
+        if path is None:
+            return Snapshot(version, None)
+        try:
+            analysis = self.project.analyse(path)
+        except Exception:  # a bug must not take the editor down: log it, answer without it
+            log.error("analysis of %s failed:\n%s", uri, traceback.format_exc())
+            self.server.report_crash(f"analysis of {path.name} failed", traceback.format_exc())
+            analysis = None
+        return Snapshot(version, analysis)
+
+    async def analysis(self, uri: str) -> Analysis | None:
+        """The analysis of the document's current version, computed now if need be."""
+        snapshot = self.snapshots.get(uri)
+        if snapshot is not None and snapshot.version == self.version(uri):
+            return snapshot.analysis
+        snapshot = await self.run(lambda: self._analyse(uri))
+        if snapshot.version == self.version(uri):
+            self.snapshots[uri] = snapshot
+        return snapshot.analysis
+
+    def changed(self, uri: str, *, debounce: float = DEBOUNCE_SECONDS) -> None:
+        """A document changed: re-analyse it and what depends on it, after a short pause."""
+        pending = self._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        self._pending[uri] = asyncio.ensure_future(self._refresh(uri, debounce))
+
+    async def _refresh(self, uri: str, debounce: float) -> None:
+        try:
+            if debounce:
+                await asyncio.sleep(debounce)
+            analysis = await self.analysis(uri)
+            if analysis is None:
+                await self.server.publish(uri, None)
+                return
+            await self.server.publish(uri, analysis)
+            for dependent in self.dependents(uri, analysis):
+                self.snapshots.pop(dependent, None)
+                dep = await self.analysis(dependent)
+                await self.server.publish(dependent, dep)
+            self.server.refresh_views()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            self.server.report_crash(f"refreshing {uri} failed", traceback.format_exc())
+        finally:
+            if self._pending.get(uri) is asyncio.current_task():
+                self._pending.pop(uri, None)
+
+    def dependents(self, uri: str, analysis: Analysis) -> list[str]:
+        """Open documents whose numbers or findings depend on ``uri``: a golden set's runs, a
+        run's golden set (and, through it, the other runs it is compared with)."""
+        open_uris = set(self.server.workspace.text_documents)
+        out: list[str] = []
+        ctx = analysis.context
+        if ctx is not None:
+            candidates = [uri_of(p) for p in ctx.run_paths] + [uri_of(ctx.path)]
+            out = [u for u in candidates if u != uri and u in open_uris]
+        for other, snapshot in self.snapshots.items():
+            other_ctx = snapshot.analysis.context if snapshot.analysis else None
+            if other != uri and other in open_uris and other not in out and other_ctx is not None:
+                path = path_of(uri)
+                if path is not None and (
+                    other_ctx.path == path.resolve() or path.resolve() in other_ctx.run_paths
+                ):
+                    out.append(other)
+        return out
+
+    def files_changed(self, paths: list[Path]) -> None:
+        """Files changed on disk (watched): drop what was derived from them, re-check open files."""
+        config_touched = any(p.name in ("qrels-lsp.toml", "pyproject.toml") for p in paths)
+
+        def forget() -> None:
+            for p in paths:
+                self.project.forget(p)
+
+        async def go() -> None:
+            if config_touched:
+                self.configure(None)
+            else:
+                await self.run(forget)
+            self.snapshots.clear()
+            for uri in list(self.server.workspace.text_documents):
+                if self.is_ours(uri):
+                    self.changed(uri, debounce=0)
+
+        task = asyncio.ensure_future(go())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _progress(self, title: str, done: int, total: int) -> None:
+        self.server.progress_from_thread(title, done, total)
+
+    def shutdown(self) -> None:
+        self.closed = True
+        for task in self._pending.values():
+            task.cancel()
+        self._executor.shutdown(wait=False, cancel_futures=True)
