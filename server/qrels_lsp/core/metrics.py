@@ -226,6 +226,7 @@ def evaluate(
     bit for bit.
     """
     out = Evaluation()
+    unanswerable = set(unanswerable)
     empty = dict.fromkeys((str(m) for m in metrics), 0.0)
     for qid, grades in qrels.items():
         ranking = run.get(qid)
