@@ -172,19 +172,7 @@ def _register_lifecycle(server: QrelsServer) -> None:
         if ls.client_supports("workspace.configuration"):
             await _pull_settings(ls)
         if ls.client_supports("workspace.did_change_watched_files.dynamic_registration"):
-            await ls.client_register_capability_async(
-                types.RegistrationParams(
-                    registrations=[
-                        types.Registration(
-                            id="qrels-lsp-watch",
-                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                            register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                                watchers=[types.FileSystemWatcher(glob_pattern="**/*")]
-                            ),
-                        )
-                    ]
-                )
-            )
+            await _watch_files(ls)
         _publish_config_findings(ls)
 
     @server.feature(types.SHUTDOWN)
@@ -254,6 +242,26 @@ def _register_lifecycle(server: QrelsServer) -> None:
         analysis = await ls.session.analysis(uri) if ls.session.is_ours(uri) else None
         items = ls.diagnostics_for(uri, analysis) if analysis is not None else []
         return types.RelatedFullDocumentDiagnosticReport(items=items)
+
+
+async def _watch_files(ls: QrelsServer) -> None:
+    """Corpus, golden sets, runs and config change on disk behind the editor's back."""
+    try:
+        await ls.client_register_capability_async(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id="qrels-lsp-watch",
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                            watchers=[types.FileSystemWatcher(glob_pattern="**/*")]
+                        ),
+                    )
+                ]
+            )
+        )
+    except Exception as exc:  # the client refused: buffers still work, disk changes are missed
+        log.warning("could not register file watching: %s", exc)
 
 
 def _loop_running() -> bool:

@@ -1,0 +1,67 @@
+"""Independent numbers for end-to-end tests: the files read with yaml.safe_load / str.split and
+scored by pytrec_eval (trec_eval 9), never by qrels-lsp's own parsers or metrics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytrec_eval
+import yaml
+
+
+def golden_qrels(path: Path) -> tuple[dict[str, dict[str, int]], set[str], int]:
+    """(qrels, unanswerable ids, k) of a golden set; non-integer grades are dropped, as reported."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    qrels: dict[str, dict[str, int]] = {}
+    unanswerable = set()
+    for qid, entry in (data.get("queries") or {}).items():
+        entry = entry or {}
+        rel = entry.get("relevant") or []
+        grades: dict[str, int] = {}
+        if isinstance(rel, list):
+            for d in rel:
+                grades.setdefault(str(d), 1)
+        else:
+            for d, g in rel.items():
+                if isinstance(g, int) and not isinstance(g, bool):
+                    grades.setdefault(str(d), g)
+        qrels[str(qid)] = grades
+        if entry.get("unanswerable") is True:
+            unanswerable.add(str(qid))
+    return qrels, unanswerable, int(data.get("k", 10))
+
+
+def run_scores(path: Path) -> dict[str, dict[str, float]]:
+    """A run as pytrec_eval wants it: YAML lists get descending scores in list order."""
+    if path.suffix in (".yaml", ".yml"):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        out: dict[str, dict[str, float]] = {}
+        for qid, ranking in (data.get("results") or {}).items():
+            if isinstance(ranking, list):
+                n = len(ranking)
+                out[str(qid)] = {}
+                for i, d in enumerate(ranking):
+                    out[str(qid)].setdefault(str(d), float(n - i))
+            else:
+                out[str(qid)] = {str(d): float(s) for d, s in ranking.items()}
+        return out
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = line.split()
+        if len(parts) == 6:
+            out.setdefault(parts[0], {})[parts[2]] = float(parts[4])
+    return out
+
+
+def per_query(
+    qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], k: int
+) -> dict[str, dict[str, float]]:
+    """recall@k and reciprocal rank per query; queries missing from the run score 0."""
+    judged = {q: g for q, g in qrels.items() if g}
+    ev = pytrec_eval.RelevanceEvaluator(judged, {f"recall.{k}", "recip_rank"})
+    res = ev.evaluate({q: r for q, r in run.items() if q in judged})
+    out = {}
+    for q in qrels:
+        got = res.get(q, {})
+        out[q] = {f"recall@{k}": got.get(f"recall_{k}", 0.0), "mrr": got.get("recip_rank", 0.0)}
+    return out

@@ -1,0 +1,188 @@
+"""Diagnostics and code lenses end to end, for VS Code, Neovim 0.11 and Emacs 29 capabilities."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .conftest import Workspace, diagnostics, open_doc, range_of
+from .oracle import golden_qrels, per_query, run_scores
+
+GOLDEN = "support.qrels.yaml"
+
+
+def planted(text: str) -> dict[int, str]:
+    """0-based line -> code, from the demo's `# demo: QRnnn` markers."""
+    return {
+        i: m.group(1)
+        for i, line in enumerate(text.splitlines())
+        if (m := re.search(r"# demo: (QR\d{3})", line))
+    }
+
+
+@pytest.mark.asyncio
+async def test_demo_golden_set_diagnostics_are_the_planted_ones(
+    client: LanguageClient, ws: Workspace
+) -> None:
+    uri = await open_doc(client, ws, GOLDEN)
+    diags = await diagnostics(client, uri, version=1)
+    text = ws.text(GOLDEN)
+    expected = planted(text)
+    got = {(d.range.start.line, d.code) for d in diags}
+    for line, code in expected.items():
+        # A marker sits on the line the finding starts on, or on the query id line above it.
+        assert any(c == code and line - 1 <= ln <= line for ln, c in got), (line, code, sorted(got))
+    assert {d.code for d in diags} >= set(expected.values())
+    unknown = next(d for d in diags if d.code == "QR106")
+    assert unknown.range == range_of(text, "errors/e1107-weak-backhual.md", ws.encoding)
+    assert unknown.source == "qrels-lsp"
+    assert "errors/e1107-weak-backhaul.md" in unknown.message
+
+
+@pytest.mark.asyncio
+async def test_duplicate_points_at_first_occurrence(client: LanguageClient, ws: Workspace) -> None:
+    uri = await open_doc(client, ws, GOLDEN)
+    diags = await diagnostics(client, uri, version=1)
+    text = ws.text(GOLDEN)
+    dup = next(d for d in diags if d.code == "QR102")
+    assert dup.range == range_of(
+        text, "setup/adding-a-satellite-node.md", ws.encoding, occurrence=1
+    )
+    assert dup.related_information
+    assert dup.related_information[0].location.range == range_of(
+        text, "setup/adding-a-satellite-node.md", ws.encoding, occurrence=0
+    )
+
+
+@pytest.mark.asyncio
+async def test_question_lenses_equal_pytrec_eval(client: LanguageClient, ws: Workspace) -> None:
+    uri = await open_doc(client, ws, GOLDEN)
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    text = ws.text(GOLDEN)
+    qrels, unanswerable, k = golden_qrels(ws.root / GOLDEN)
+    runs = {
+        "bm25": run_scores(ws.root / "runs" / "bm25.run.yaml"),
+        "dense": run_scores(ws.root / "runs" / "dense.run.yaml"),
+        "hybrid": run_scores(ws.root / "runs" / "hybrid.trec"),
+    }
+    expected_by_run = {name: per_query(qrels, run, k) for name, run in runs.items()}
+    by_line: dict[int, list[str]] = {}
+    for lens in lenses:
+        assert lens.command is not None
+        by_line.setdefault(lens.range.start.line, []).append(lens.command.title)
+    checked = 0
+    for qid in qrels:
+        line = range_of(text, f"\n  {qid}:", ws.encoding).start.line + 1
+        titles = by_line[line]
+        if qid in unanswerable:
+            assert titles == ["unanswerable · excluded from the means"]
+            continue
+        for name, expected in expected_by_run.items():
+            title = next(t for t in titles if t.startswith(f"{name}: "))
+            if qid not in runs[name]:
+                assert title == f"{name}: not in the run · scores 0"
+                continue
+            want = f"{name}: recall@{k} {expected[qid][f'recall@{k}']:.2f} · MRR {expected[qid]['mrr']:.2f}"
+            assert title == want, qid
+            checked += 1
+    assert checked > 90
+    header = by_line[0]
+    n_answerable = len(qrels) - len(unanswerable)
+    assert header[0] == f"{len(qrels)} questions · {len(unanswerable)} unanswerable"
+    for name, expected in expected_by_run.items():
+        mean_recall = (
+            sum(expected[q][f"recall@{k}"] for q in qrels if q not in unanswerable) / n_answerable
+        )
+        summary = next(t for t in header if t.startswith(f"{name}: "))
+        assert summary.startswith(f"{name}: recall@{k} {mean_recall:.2f} · ")
+        assert f"(mean of {n_answerable})" in summary
+
+
+@pytest.mark.asyncio
+async def test_run_file_lenses_and_missing_query(client: LanguageClient, ws: Workspace) -> None:
+    rel = "runs/dense.run.yaml"
+    uri = await open_doc(client, ws, rel)
+    diags = await diagnostics(client, uri, version=1)
+    text = ws.text(rel)
+    missing = next(d for d in diags if d.code == "QR202")
+    assert missing.range == range_of(text, "results", ws.encoding)
+    assert "browser-admin" in missing.message
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    titles = [lens.command.title for lens in lenses if lens.command]
+    assert titles[0].startswith("dense vs support.qrels.yaml · recall@5 ")
+    assert "1 missing" in titles[0] and "1 not in the golden set" in titles[0]
+    assert "not in the golden set · ignored" in titles
+
+
+@pytest.mark.asyncio
+async def test_editing_golden_set_updates_open_run(client: LanguageClient, ws: Workspace) -> None:
+    golden_uri = await open_doc(client, ws, GOLDEN)
+    run_uri = await open_doc(client, ws, "runs/dense.run.yaml")
+    await diagnostics(client, run_uri, version=1)
+    before = [d for d in client.diagnostics[run_uri] if d.code == "QR201"]
+    assert len(before) == 1  # ipv6 is not a golden query
+    text = ws.text(GOLDEN)
+    addition = (
+        "  ipv6:\n    question: does lumen support ipv6\n    relevant: [kb/port-forwarding.md]\n"
+    )
+    end = types.Position(line=len(text.splitlines()), character=0)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=golden_uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(start=end, end=end), text=addition
+                )
+            ],
+        )
+    )
+    for _ in range(20):
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if not [d for d in client.diagnostics.get(run_uri, []) if d.code == "QR201"]:
+            break
+    assert not [d for d in client.diagnostics[run_uri] if d.code == "QR201"]
+
+
+@pytest.mark.asyncio
+async def test_non_ascii_before_the_error(client: LanguageClient, ws: Workspace) -> None:
+    text = (
+        "corpus: corpus/\n"
+        "queries:\n"
+        "  q😀:\n"
+        "    question: 路由器😀 wifi 🙂 どうやって\n"
+        "    relevant: [kb/路由器.md, kb/factory-reset.md]  # 😀 comment\n"
+    )
+    uri = await open_doc(client, ws, "emoji.qrels.yaml", text)
+    diags = await diagnostics(client, uri, version=1)
+    unknown = next(d for d in diags if d.code == "QR106")
+    assert unknown.range == range_of(text, "kb/路由器.md", ws.encoding)
+
+
+@pytest.mark.asyncio
+async def test_other_documents_stay_silent(client: LanguageClient, ws: Workspace) -> None:
+    (ws.root / "notes.yaml").write_text("queries: [1, 2\n", encoding="utf-8")
+    uri = await open_doc(client, ws, "notes.yaml")
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert not lenses
+    assert uri not in client.diagnostics
+
+
+@pytest.mark.asyncio
+async def test_close_clears_diagnostics(client: LanguageClient, ws: Workspace) -> None:
+    uri = await open_doc(client, ws, GOLDEN)
+    assert await diagnostics(client, uri, version=1)
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    while client.diagnostics.get(uri):
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert list(client.diagnostics[uri]) == []
