@@ -102,7 +102,7 @@ def _linkage(
     fixes = ()
     if with_fix:
         edit = insert_entry(text, lines, query.span, query.block, "unanswerable: true")
-        fixes = (Fix(f"Mark `{query.qid}` as unanswerable", (edit,)),)
+        fixes = (Fix(f"Mark `{query.qid}` as unanswerable", (edit,)),) if edit else ()
     yield finding(
         "QR104",
         query.span,

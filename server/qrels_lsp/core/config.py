@@ -115,9 +115,16 @@ def parse_config_text(text: str, path: Path) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return replace(base, findings=(_toml_error(text, exc),))
+    search_from = 0
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("qrels-lsp", {})
-    return config_from_mapping(data, base, text)
+        # Locate bad keys inside [tool.qrels-lsp], not in an earlier table with the same key.
+        header = _TOOL_TABLE.search(text)
+        search_from = header.end() if header else 0
+    return config_from_mapping(data, base, text, search_from=search_from)
+
+
+_TOOL_TABLE = re.compile(r'(?m)^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*"?qrels-lsp"?[ \t]*\]')
 
 
 def _toml_error(text: str, exc: Exception) -> Finding:
@@ -130,26 +137,43 @@ def _toml_error(text: str, exc: Exception) -> Finding:
 
 
 def _at(
-    path: Path, text: str, message: str, key: str | None = None, code: str = "QR401"
+    path: Path,
+    text: str,
+    message: str,
+    key: str | None = None,
+    code: str = "QR401",
+    search_from: int = 0,
 ) -> Finding:
-    """A finding located at the first mention of ``key`` in ``text`` (TOML keeps no positions)."""
+    """A finding located at the first mention of ``key`` in ``text`` at or after ``search_from``
+    (TOML keeps no positions)."""
     span = Span(0, 0)
     if key:
-        match = re.search(rf"(?m)^\s*\"?{re.escape(key)}\"?\s*=", text)
+        pattern = re.compile(rf"(?m)^\s*\"?{re.escape(key)}\"?\s*=")
+        match = pattern.search(text, search_from)
         if match:
             start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
             span = Span(start, start + len(key))
     return finding(code, span, message)
 
 
-def config_from_mapping(data: Mapping[str, Any], base: Config, text: str = "") -> Config:
+def config_from_mapping(
+    data: Mapping[str, Any], base: Config, text: str = "", *, search_from: int = 0
+) -> Config:
     """Validate settings from any source; each bad value is a finding and keeps its default."""
     where = base.source or Path("settings")
     problems: list[Finding] = list(base.findings)
     values: dict[str, Any] = {}
 
     def bad(key: str, message: str) -> None:
-        problems.append(_at(where, text, f"`{key}`: {message}. The default is used.", key))
+        problems.append(
+            _at(
+                where,
+                text,
+                f"`{key}`: {message}. The default is used.",
+                key,
+                search_from=search_from,
+            )
+        )
 
     for key, value in data.items():
         if key not in SETTINGS:
@@ -160,6 +184,7 @@ def config_from_mapping(data: Mapping[str, Any], base: Config, text: str = "") -
                     f"Unknown setting `{key}`; known: {', '.join(SETTINGS)}.",
                     key,
                     "QR402",
+                    search_from,
                 )
             )
             continue

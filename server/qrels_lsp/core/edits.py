@@ -49,23 +49,50 @@ def remove_item(
     return None
 
 
-def insert_entry(text: str, lines: LineIndex, owner: Span, block: Span, entry: str) -> TextEdit:
+def insert_entry(
+    text: str, lines: LineIndex, owner: Span, block: Span, entry: str
+) -> TextEdit | None:
     """Add ``entry`` (``key: value``) to the mapping of the entry whose key is at ``owner``.
 
     ``block`` spans the key and its value. Block mappings get a new line at the body's
     indentation after the block's last line (after any trailing comment); flow mappings get
-    ``, entry`` before the closing brace; a key with no value yet gets its first body line.
+    ``, entry`` before the closing brace (just ``entry`` when empty); a key with no value yet, or
+    an explicit null, gets its first body line. Any other value (a list, a scalar) is not a
+    mapping to add to: None.
     """
-    if block.end > block.start and text[block.end - 1] == "}":
-        return TextEdit(Span(block.end - 1, block.end - 1), f", {entry}")
+    colon = _AFTER_KEY.match(text, owner.end)
+    if colon is None:
+        return None
+    value_start = colon.end()
+    nl = newline_of(text)
     key_line = lines.line_of(owner.start)
+    key_text = lines.line_text(key_line)
+    key_indent = len(key_text) - len(key_text.lstrip(" "))
+    if text.startswith("{", value_start):
+        # Decide by the query's own value: the block may also end in a nested flow mapping.
+        close = block.end - 1
+        if close <= value_start or text[close] != "}":
+            return None
+        empty = not text[value_start + 1 : close].strip()
+        return TextEdit(Span(close, close), entry if empty else f", {entry}")
+    null = _NULL_VALUE.match(text, value_start)
+    if null is not None and null.end() == lines.line_end(key_line):
+        # `q: ~` / `q: null`: the value becomes the mapping's first body line.
+        body = f"{nl}{' ' * (key_indent + 2)}{entry}"
+        return TextEdit(Span(colon.start(), lines.line_end(key_line)), ":" + body)
+    if not _LINE_REST.fullmatch(text, value_start, lines.line_end(key_line)):
+        return None  # not a block mapping (a list or a scalar): nothing safe to add to
     last_line = lines.line_of(block.end)
     indent = _body_indent(lines, key_line, last_line)
     if indent is None:
-        key_indent = len(lines.line_text(key_line)) - len(lines.line_text(key_line).lstrip(" "))
         indent = key_indent + 2
     at = lines.line_end(last_line)
-    return TextEdit(Span(at, at), f"{newline_of(text)}{' ' * indent}{entry}")
+    return TextEdit(Span(at, at), f"{nl}{' ' * indent}{entry}")
+
+
+_AFTER_KEY = re.compile(r"[ \t]*:[ \t]*")
+_NULL_VALUE = re.compile(r"(?:~|null|Null|NULL)[ \t]*")
+_LINE_REST = re.compile(r"[ \t]*(?:#.*)?")
 
 
 def _body_indent(lines: LineIndex, key_line: int, last_line: int) -> int | None:

@@ -135,7 +135,9 @@ CODES: dict[str, CheckCode] = {
             "golden set",
             "A question that copies its relevant document's wording.",
         ),
-        CheckCode("QR111", "runs-not-found", _W, "golden set", "A `runs:` entry that matches no file."),
+        CheckCode(
+            "QR111", "runs-not-found", _W, "golden set", "A `runs:` entry that matches no file."
+        ),
         # Runs.
         CheckCode(
             "QR201", "run-unknown-query", _W, "run", "A query that is not in the golden set."

@@ -4,6 +4,8 @@ ranking) or to a mapping doc id -> score (ranked as trec_eval ranks: score, then
 
 from __future__ import annotations
 
+import re
+
 from .findings import Related
 from .metrics import trec_eval_order
 from .model import Ranking, Retrieved, Run
@@ -83,8 +85,15 @@ def _parse_ranking(p: ShapeReader, key: YScalar, value: YNode) -> Ranking:
     return ranking
 
 
+# YAML 1.2 / JSON floats such as `1e-05` (what json.dumps and most YAML 1.2 emitters write for
+# small scores) are text to YAML 1.1's resolver, which wants a dot: read them as numbers anyway.
+_FLOAT_12 = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+
+
 def _score(p: ShapeReader, node: YNode) -> float | None:
-    if isinstance(node, YScalar) and node.type in ("int", "float"):
+    if isinstance(node, YScalar) and (
+        node.type in ("int", "float") or (node.plain and _FLOAT_12.fullmatch(node.value))
+    ):
         try:
             return float(node.value.replace("_", ""))
         except ValueError:

@@ -123,6 +123,12 @@ def key_text(node: YNode) -> str | None:
 
 def _scalar_from_event(text: str, ev: yaml.ScalarEvent) -> YScalar:
     start, end = _at(ev.start_mark), _at(ev.end_mark)
+    if ev.style in ("|", ">"):
+        # A block scalar's end mark is past its trailing line breaks, i.e. at the start of the
+        # next key's line; end the span at its last character so that a query's block (and a fix
+        # that appends after it) stays on the query's own lines.
+        while end > start + 1 and text[end - 1] in " \t\r\n":
+            end -= 1
     plain = ev.style in (None, "") and bool(ev.implicit[0])
     quoted = None
     if ev.style in ("'", '"') and end - start >= 2:
