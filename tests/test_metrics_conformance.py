@@ -249,7 +249,10 @@ def test_missing_unknown_and_unanswerable_queries() -> None:
     # Unanswerable queries are out of the means, and counted on their own.
     ev3 = evaluate(qrels, full, metrics, unanswerable={"302"})
     assert ev3.unanswerable == ["302"]
+    assert "302" not in ev3.per_query  # not scored: there is nothing to find
     assert ev3.n_queries == len(qrels) - 1
+    ev4 = evaluate(qrels, trunc, metrics, unanswerable={missing[0]})
+    assert missing[0] not in ev4.missing  # an unanswerable query is not missing from a run
     rest = {q: g for q, g in qrels.items() if q != "302"}
     assert ev3.mean == evaluate(rest, full, metrics).mean
 

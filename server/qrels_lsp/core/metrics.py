@@ -209,7 +209,7 @@ class Evaluation:
     n_queries: int = 0  # what every mean is over
     missing: list[str] = field(default_factory=list)  # golden, not in the run: 0, in the mean
     unknown: list[str] = field(default_factory=list)  # in the run, not golden: ignored
-    unanswerable: list[str] = field(default_factory=list)  # scored, but out of the means
+    unanswerable: list[str] = field(default_factory=list)  # not scored, out of the means
 
 
 def evaluate(
@@ -229,14 +229,15 @@ def evaluate(
     unanswerable = set(unanswerable)
     empty = dict.fromkeys((str(m) for m in metrics), 0.0)
     for qid, grades in qrels.items():
+        if qid in unanswerable:  # nothing to find: neither scored nor missing
+            out.unanswerable.append(qid)
+            continue
         ranking = run.get(qid)
         if ranking is None:
             out.missing.append(qid)
             out.per_query[qid] = dict(empty)
         else:
             out.per_query[qid] = query_scores(grades, ranking, metrics, level)
-        if qid in unanswerable:
-            out.unanswerable.append(qid)
     out.unknown = [qid for qid in run if qid not in qrels]
     counted = sorted(qid for qid in qrels if qid not in unanswerable)
     out.n_queries = len(counted)
