@@ -158,6 +158,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if config.source is not None and config.findings:
         config_text = config.source.read_text(encoding="utf-8", errors="replace")
         reports.append((str(config.source), config_text, list(config.findings)))
+    explicit = {p for p in args.paths if not p.is_dir()}
     for path in _collect(args.paths, config):
         text, message = project.read(path)
         if text is None:
@@ -178,6 +179,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             )
         analysis = project.analyse(path, with_runs=False)
         if analysis is None:
+            if path in explicit:
+                print(
+                    f"qrels-lsp check: {path}: not a golden set, run or qrels file; skipped",
+                    file=sys.stderr,
+                )
             continue
         reports.append((str(path), text, found + analysis.findings))
     worst = max((f.severity for _, _, fs in reports for f in fs), default=None, key=lambda s: -s)
@@ -279,7 +285,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise UsageError(
             f"no runs: name them after {args.golden}, or list them under `runs:` in it"
         )
-    results = [project.score_run(ctx, p) for p in run_paths]
+    results = [project.score_run(ctx, p, fast=True) for p in run_paths]
     for r in results:
         if r.error:
             print(f"qrels-lsp score: {r.path}: {r.error}", file=sys.stderr)
@@ -391,6 +397,18 @@ def cmd_convert(args: argparse.Namespace) -> int:
     except convert.ConversionError as exc:
         raise UsageError(str(exc)) from exc
     args.output.write_text(result, encoding="utf-8")
+    if kind == "golden" and not to_yaml:
+        # TREC qrels have no line for a question without judgments (unanswerable, or not yet
+        # linked): say which ones were left out rather than drop them silently.
+        from .core.golden import parse_golden
+
+        left_out = [qid for qid, q in parse_golden(text).queries.items() if not q.judgments]
+        if left_out:
+            print(
+                f"note: {len(left_out)} question(s) without judgments have no TREC qrels line "
+                f"and were left out: {', '.join(left_out)}",
+                file=sys.stderr,
+            )
     if topics is not None and args.topics is not None and not to_yaml:
         args.topics.write_text(topics, encoding="utf-8")
     print(

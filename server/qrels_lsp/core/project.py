@@ -22,7 +22,13 @@ from .kinds import FileKind, kind_of, parse_as
 from .metrics import Evaluation, Metric, default_metrics, evaluate, parse_metric
 from .model import Qrels, Run
 from .suppress import apply_suppressions
-from .trec import Topics, parse_queries_jsonl, parse_queries_tsv, parse_trec_topics
+from .trec import (
+    Topics,
+    parse_queries_jsonl,
+    parse_queries_tsv,
+    parse_trec_topics,
+    read_trec_run_ids,
+)
 
 Reader = Callable[[Path], tuple[str | None, str | None]]
 Progress = Callable[[str, int, int], None]
@@ -231,12 +237,27 @@ class Project:
         return None, None
 
     # -- analysis -----------------------------------------------------------------------------
-    def score_run(self, ctx: QrelsContext, path: Path) -> RunResult:
+    def score_run(self, ctx: QrelsContext, path: Path, *, fast: bool = False) -> RunResult:
+        """Score one run file. ``fast`` reads a TREC run without spans or findings (the CLI's
+        ``score`` on a million-line run needs the ranking, not the editor's model)."""
+        if fast:
+            text, _ = self.read(path)
+            if text is not None and kind_of(path, text, self.config) == "trec-run":
+                return self._scored(ctx, path, None, read_trec_run_ids(text), None)
         kind, _text, model, error = self.load(path)
         run = model if isinstance(model, Run) else None
         if run is None and error is None:
             error = f"{path.name} is not a run file ({kind or 'unknown format'})"
-        rankings = run.ranked_ids() if run is not None else {}
+        return self._scored(ctx, path, run, run.ranked_ids() if run is not None else {}, error)
+
+    def _scored(
+        self,
+        ctx: QrelsContext,
+        path: Path,
+        run: Run | None,
+        rankings: dict[str, list[str]],
+        error: str | None,
+    ) -> RunResult:
         evaluation = evaluate(
             ctx.qrels.grades(),
             rankings,
@@ -244,13 +265,7 @@ class Project:
             level=ctx.level,
             unanswerable=ctx.qrels.unanswerable(),
         )
-        return RunResult(
-            path=path.resolve(),
-            name=run_name(path, run),
-            run=run,
-            evaluation=evaluation,
-            error=error,
-        )
+        return RunResult(path.resolve(), run_name(path, run), run, evaluation, error)
 
     def analyse(self, path: Path, *, with_runs: bool = True) -> Analysis | None:
         """Findings (suppressed as configured) and numbers for one file; None if not ours."""
