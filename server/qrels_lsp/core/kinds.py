@@ -54,7 +54,13 @@ def kind_by_name(path: Path, config: Config) -> FileKind | Literal["trec?"] | No
 
 
 def kind_of(path: Path, text: str, config: Config) -> FileKind | None:
+    """The kind of a file chosen on purpose (named on the command line, matched by `runs:`, bound
+    in the config): by name, and for a name that says nothing, by its content."""
     guess = kind_by_name(path, config)
+    if guess is None and not path.name.lower().endswith((".yaml", ".yml")):
+        # TREC files carry any name (`qrels.test`, `results.test`): the content tells.
+        sniffed = sniff_trec_kind(text)
+        return sniffed  # type: ignore[return-value]
     if guess != "trec?":
         return guess
     sniffed = sniff_trec_kind(text)
