@@ -66,7 +66,8 @@ class ShapeReader:
                 self.add(
                     "QR005",
                     key.span,
-                    f"`{name}` is given twice in {what}; YAML keeps only the last one. Merge them.",
+                    f"`{name}` is given twice in {what}; only the first is used here, while other "
+                    "YAML readers silently keep the last. Merge them.",
                     related=(Related(seen[name][0].span, "first given here"),),
                 )
                 continue
@@ -126,8 +127,9 @@ def read_entries(
             p.add(
                 "QR101",
                 key.span,
-                f"Query id `{qid}` is given twice; YAML keeps only the last one, so the first's "
-                "judgments are lost. Rename one or merge them.",
+                f"Query id `{qid}` is given twice; only the first is scored here, while other "
+                "YAML readers (PyYAML, pytrec_eval scripts) silently keep the last and lose the "
+                "first's judgments. Rename one or merge them.",
                 related=(Related(into[qid].span, f"`{qid}` first given here"),),
             )
             continue
