@@ -182,11 +182,15 @@ def document_hover(
     doc_id: str,
     judged_by: Sequence[tuple[str, int]],
     lines_shown: int = 6,
+    missing: str = "not in the corpus",
 ) -> str:
-    """Markdown: the document's title and first lines, and the queries that judge it."""
+    """Markdown: the document's title and first lines, and the queries that judge it.
+
+    ``missing`` says why there is no document (not in the corpus, no corpus, unreadable corpus).
+    """
     out = []
     if doc is None:
-        out.append(f"**`{doc_id}`**: not in the corpus.")
+        out.append(f"**`{doc_id}`**: {missing}.")
     else:
         out.append(f"**{doc.title or doc_id}**  \n`{doc_id}`")
         body = [line for line in doc.text.splitlines() if line.strip()]
@@ -212,3 +216,28 @@ def judged_by(qrels: Qrels, doc_id: str) -> list[tuple[str, int]]:
     return [
         (qid, g) for qid, q in qrels.queries.items() for d, g in q.grades().items() if d == doc_id
     ]
+
+
+def retrieval_note(qid: str, rank: int, grade: int | None, level: int) -> str:
+    """What a retrieved id's inlay hint says, in words: its rank and its judgment."""
+    if grade is None:
+        verdict = "not judged"
+    elif grade >= level:
+        verdict = f"judged relevant (grade {grade})"
+    else:
+        verdict = f"judged not relevant (grade {grade})"
+    return f"Retrieved at #{rank} for `{qid}`: {verdict} · `{judgment_label(grade, level)}`."
+
+
+def ranks_note(qid: str, ranks: Sequence[tuple[str, int | None]]) -> str:
+    """What a judged id's inlay hints say: its rank for ``qid`` in each run compared."""
+    if not ranks:
+        return f"For `{qid}`: no runs compared."
+    return f"For `{qid}`: " + " · ".join(rank_label(rank, name) for name, rank in ranks) + "."
+
+
+def not_in_golden(qid: str, golden: str | None) -> str:
+    """Hover of a run's query id that no golden set judges."""
+    if golden is None:
+        return f"**{qid}**: this run is not tied to a golden set, so nothing scores it."
+    return f"**{qid}**: not in the golden set `{golden}`; ignored by the metrics."

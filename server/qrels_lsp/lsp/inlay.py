@@ -1,12 +1,65 @@
-"""(being written)"""
+"""Inlay hints: after each retrieved id its judgment (``✓2``, ``✗0``, ``?``); after each judged id
+its rank in every run compared (``#3 dense``, ``– bm25``).
+
+Editors without code lenses (Helix, eglot) show these; each response covers only the range asked.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lsprotocol import types
+
+from ..core.locate import in_range, rank_of
+from ..core.model import Qrels, Run
+from ..core.present import judgment_label, rank_label
+from ..core.project import Analysis
+from ..core.text import Span
+
 if TYPE_CHECKING:
     from .server import QrelsServer
 
 
+def hint_items(analysis: Analysis, window: Span) -> list[tuple[int, str]]:
+    """(offset, label) of every hint whose id overlaps ``window``, in core terms."""
+    ctx = analysis.context
+    if ctx is None:
+        return []
+    out: list[tuple[int, str]] = []
+    model = analysis.model
+    if isinstance(model, Run):
+        for qid, ranking in model.rankings.items():
+            query = ctx.qrels.queries.get(qid)
+            if query is None or not in_range(ranking.block, window):
+                continue
+            grades = query.grades()
+            for doc in ranking.docs:
+                if in_range(doc.span, window):
+                    out.append((doc.span.end, judgment_label(grades.get(doc.doc_id), ctx.level)))
+        return sorted(out)
+    assert isinstance(model, Qrels)
+    scored = [r for r in analysis.runs if r.run is not None]
+    for qid, query in model.queries.items():
+        for j in query.judgments:
+            if not in_range(j.span, window):
+                continue
+            for r in scored:
+                out.append((j.span.end, rank_label(rank_of(r.run, qid, j.doc_id), r.name)))
+    return out
+
+
 def register(server: QrelsServer) -> None:
-    return None
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+    async def inlay_hint(ls: QrelsServer, params: types.InlayHintParams) -> list[types.InlayHint]:
+        uri = params.text_document.uri
+        if not ls.session.is_ours(uri):
+            return []
+        analysis = await ls.session.analysis(uri)
+        if analysis is None:
+            return []
+        pos = ls.session.positions(uri, analysis.text)
+        window = pos.span(params.range)
+        return [
+            types.InlayHint(position=pos.position(offset), label=label, padding_left=True)
+            for offset, label in hint_items(analysis, window)
+        ]
