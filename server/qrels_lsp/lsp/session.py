@@ -54,6 +54,8 @@ class Session:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-analysis")
         self._progress_lock = threading.Lock()
         self.closed = False
+        # Called on the event loop with each freshly analysed document (e.g. to warm caches).
+        self.on_analysis: list[Callable[[str, Analysis], None]] = []
 
     # -- configuration --------------------------------------------------------------------
     def configure(self, root: Path | None, settings: dict[str, Any] | None = None) -> list[str]:
@@ -154,6 +156,8 @@ class Session:
                 await self.server.publish(uri, None)
                 return
             await self.server.publish(uri, analysis)
+            for hook in self.on_analysis:
+                hook(uri, analysis)
             for dependent in self.dependents(uri, analysis):
                 self.snapshots.pop(dependent, None)
                 dep = await self.analysis(dependent)

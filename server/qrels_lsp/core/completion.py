@@ -1,0 +1,335 @@
+"""Completion candidates for golden sets and YAML runs, in core terms.
+
+- Inside a query's ``relevant:`` (list or mapping, flow or block, half typed or not): corpus ids
+  ranked by BM25 against the query's question; ids already judged for the query come last,
+  marked with their grade.
+- Inside a run's ``results:``: at a query key, the golden set's queries the run does not answer
+  yet; inside a ranking, corpus ids ranked against that query's question.
+- At key positions: the schema's keys (:data:`GOLDEN_KEYS`, :data:`QUERY_KEYS`,
+  :data:`RUN_KEYS`) not already present, with their one-line documentation.
+
+Without a BM25 index (still being built), ids come alphabetically and say so.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from .bm25 import BM25Index, load_or_build, snippet, tokenize
+from .corpus import Corpus
+from .findings import TextEdit
+from .golden import GOLDEN_KEYS, QUERY_KEYS
+from .judge import yaml_scalar
+from .model import Qrels, Run
+from .runyaml import RUN_KEYS
+from .yamlcontext import Entry, YamlContext, context_at, entries_of
+
+LIMIT = 100
+NOT_READY = "alphabetical: the BM25 index is still being built"
+ItemKind = Literal["document", "query", "key"]
+# Keys whose value is a collection (`key:` then a block or a flow value) or a scalar (`key: `).
+_COLLECTION_KEYS = {"queries", "runs", "relevant", "results"}
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    label: str
+    kind: ItemKind
+    edit: TextEdit  # replaces the token being typed
+    sort_text: str
+    filter_text: str
+    detail: str | None = None
+    documentation: str | None = None  # markdown
+
+
+@dataclass(frozen=True, slots=True)
+class Completions:
+    items: list[Candidate]
+    incomplete: bool = False  # capped or provisional: ask again as the user types
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What completion needs to know about the file and its project."""
+
+    kind: str  # the file's FileKind
+    text: str
+    offset: int
+    qrels: Qrels | None  # the golden set (this file, or the one the run answers)
+    run: Run | None = None
+    corpus: Corpus | None = None
+    index: BM25Index | None = None
+
+
+class IndexCache:
+    """One BM25 index per corpus content, built once (on the analysis thread) and kept."""
+
+    def __init__(self, cache_dir: str | Path | None = None) -> None:
+        self.cache_dir = cache_dir
+        self._ready: dict[tuple[str, str], BM25Index] = {}
+        self._building: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(corpus: Corpus) -> tuple[str, str]:
+        return str(corpus.path), corpus.fingerprint
+
+    def get(self, corpus: Corpus) -> BM25Index | None:
+        """The index if it is ready; never builds."""
+        return self._ready.get(self.key(corpus))
+
+    def claim(self, corpus: Corpus) -> bool:
+        """True for the one caller that should build this corpus's index now."""
+        key = self.key(corpus)
+        with self._lock:
+            if key in self._ready or key in self._building:
+                return False
+            self._building.add(key)
+            return True
+
+    def build(
+        self, corpus: Corpus, progress: Callable[[int, int], None] | None = None
+    ) -> BM25Index | None:
+        """Load or build the index (slow: run it on the analysis thread)."""
+        key = self.key(corpus)
+        try:
+            index = self._ready.get(key) or load_or_build(corpus, self.cache_dir, progress=progress)
+            if index is not None:
+                self._ready[key] = index
+            return index
+        finally:
+            with self._lock:
+                self._building.discard(key)
+
+
+def complete(req: Request) -> Completions | None:
+    """Candidates at ``req.offset``; None where nothing is offered."""
+    ctx = context_at(req.text, req.offset)
+    if ctx is None:
+        return None
+    if req.kind == "golden":
+        return _golden(req, ctx)
+    if req.kind == "run-yaml":
+        return _run(req, ctx)
+    return None
+
+
+def _golden(req: Request, ctx: YamlContext) -> Completions | None:
+    path, role = ctx.path, ctx.role
+    if path == () and role == "key":
+        return _keys(ctx, GOLDEN_KEYS, "golden set")
+    if len(path) == 2 and path[0] == "queries" and role == "key":
+        return _keys(ctx, QUERY_KEYS, "query")
+    if len(path) == 3 and path[0] == "queries" and path[2] == "relevant" and role != "value":
+        if _blank_block_line_in_list(ctx):
+            return None
+        qid = path[1]
+        judged = _judged(ctx.entries)
+        return _documents(req, ctx, _question(req, qid), judged, "judged", {})
+    return None
+
+
+def _run(req: Request, ctx: YamlContext) -> Completions | None:
+    path, role = ctx.path, ctx.role
+    if path == () and role == "key":
+        return _keys(ctx, RUN_KEYS, "run")
+    if path == ("results",) and role == "key":
+        return _queries(req, ctx)
+    if len(path) == 2 and path[0] == "results" and role != "value":
+        if _blank_block_line_in_list(ctx):
+            return None
+        qid = path[1]
+        query = req.qrels.queries.get(qid) if req.qrels else None
+        question = query.question if query is not None else None
+        present: dict[str, int | None] = {e.text: None for e in ctx.entries}
+        golden = query.grades() if query is not None else {}
+        return _documents(req, ctx, question, present, "retrieved", golden)
+    return None
+
+
+def _blank_block_line_in_list(ctx: YamlContext) -> bool:
+    """A key position on a blank line under a `- ` list: an id there would need its dash."""
+    return ctx.role == "key" and not ctx.flow and ctx.block_list
+
+
+def _judged(entries: tuple[Entry, ...]) -> dict[str, int | None]:
+    out: dict[str, int | None] = {}
+    for e in entries:
+        if e.role == "item":
+            out.setdefault(e.text, 1)
+        else:
+            try:
+                out.setdefault(e.text, int(e.value) if e.value is not None else None)
+            except ValueError:
+                out.setdefault(e.text, None)
+    return out
+
+
+def _question(req: Request, qid: str) -> str | None:
+    """The query's question: from the raw text first (the parse may stop before it), else the
+    model (e.g. TREC topics attached to it)."""
+    for e in entries_of(req.text, ("queries", qid)):
+        if e.role == "key" and e.text == "question" and e.value:
+            return e.value
+    query = req.qrels.queries.get(qid) if req.qrels else None
+    return query.question if query is not None else None
+
+
+def _edit_text(ctx: YamlContext, value: str) -> str:
+    return value if ctx.quoted else yaml_scalar(value, flow=ctx.flow)
+
+
+def _keys(ctx: YamlContext, keys: dict[str, str], where: str) -> Completions:
+    present = {e.text for e in ctx.entries if e.role == "key"}
+    items = []
+    for i, (key, doc) in enumerate(keys.items()):
+        if key in present:
+            continue
+        new_text = key if ctx.quoted else (f"{key}:" if key in _COLLECTION_KEYS else f"{key}: ")
+        items.append(
+            Candidate(
+                label=key,
+                kind="key",
+                edit=TextEdit(ctx.token, new_text),
+                sort_text=f"{i:03d}",
+                filter_text=key,
+                detail=f"{where} key",
+                documentation=doc,
+            )
+        )
+    return Completions(items)
+
+
+def _queries(req: Request, ctx: YamlContext) -> Completions | None:
+    if req.qrels is None:
+        return None
+    present = {e.text for e in ctx.entries if e.role == "key"}
+    if req.run is not None:
+        present |= set(req.run.rankings)
+    items = []
+    for i, (qid, query) in enumerate(req.qrels.queries.items()):
+        if qid in present:
+            continue
+        doc = None
+        if query.question:
+            doc = f"**{qid}**\n\n{query.question}"
+        items.append(
+            Candidate(
+                label=qid,
+                kind="query",
+                edit=TextEdit(ctx.token, f"{_edit_text(ctx, qid)}:"),
+                sort_text=f"{i:06d}",
+                filter_text=qid,
+                detail="unanswerable" if query.unanswerable else "not in this run yet",
+                documentation=doc,
+            )
+        )
+    return Completions(items)
+
+
+def _matches(doc_id: str, prefix: str) -> bool:
+    return not prefix or prefix.lower() in doc_id.lower()
+
+
+def _documents(
+    req: Request,
+    ctx: YamlContext,
+    question: str | None,
+    already: dict[str, int | None],
+    mark: Literal["judged", "retrieved"],
+    golden: dict[str, int],
+) -> Completions | None:
+    corpus = req.corpus
+    if corpus is None:
+        return None
+    prefix = ctx.prefix
+    ids = corpus.ids
+    index = req.index
+    tokens = tokenize(question) if question else []
+    if index is None or len(index.doc_ids) != len(ids):
+        ranked = sorted(i for i in ids if _matches(i, prefix))
+        scores: dict[str, float] = {}
+        provisional = index is None
+    else:
+        arr = index.scores(tokens) if tokens else np.zeros(len(ids))
+        order = np.lexsort((np.arange(len(ids)), -arr))
+        ranked = [ids[i] for i in order if _matches(ids[i], prefix)]
+        scores = {ids[i]: float(arr[i]) for i in order[: 4 * LIMIT]}
+        provisional = False
+    fresh = [d for d in ranked if d not in already]
+    done = [d for d in ranked if d in already]
+    chosen = (fresh + done)[:LIMIT]
+    items = []
+    for n, doc_id in enumerate(chosen):
+        group = "1" if doc_id in already else "0"
+        if doc_id in already:
+            grade = already[doc_id]
+            if mark == "judged":
+                detail = "already judged" + (f" (grade {grade})" if grade is not None else "")
+            else:
+                detail = "already in this ranking"
+        elif provisional:
+            detail = NOT_READY
+        else:
+            score = scores.get(doc_id, 0.0)
+            detail = f"BM25 {score:.2f}" if score else "BM25: no word in common with the question"
+        if doc_id in golden:
+            detail += f" · judged grade {golden[doc_id]} in the golden set"
+        items.append(
+            Candidate(
+                label=doc_id,
+                kind="document",
+                edit=TextEdit(ctx.token, _edit_text(ctx, doc_id)),
+                sort_text=f"{group}{n:06d}",
+                filter_text=doc_id,
+                detail=detail,
+                documentation=None if provisional else _doc_markdown(corpus, doc_id, tokens),
+            )
+        )
+    return Completions(items, incomplete=provisional or len(fresh) + len(done) > LIMIT)
+
+
+def _doc_markdown(corpus: Corpus, doc_id: str, tokens: list[str]) -> str | None:
+    doc = corpus.get(doc_id)
+    if doc is None:
+        return None
+    title = doc.title or doc_id
+    lines = [f"**{_md(title)}**", "", f"`{doc_id}`"]
+    text = snippet(doc, tokens)
+    if text:
+        lines += [""] + [f"> {_md(line)}" for line in text.splitlines()]
+    return "\n".join(lines)
+
+
+def _md(s: str) -> str:
+    """Escape what markdown would read as markup in a title or a snippet line."""
+    out = []
+    for c in s:
+        out.append("\\" + c if c in "\\`*_[]<>#|" else c)
+    return "".join(out)
+
+
+def first_candidate(req: Request) -> str | None:
+    """The first document id offered (for measurements and tests)."""
+    result = complete(req)
+    if result is None or not result.items:
+        return None
+    return min(result.items, key=lambda c: c.sort_text).label
+
+
+__all__ = [
+    "LIMIT",
+    "NOT_READY",
+    "Candidate",
+    "Completions",
+    "IndexCache",
+    "Request",
+    "complete",
+    "first_candidate",
+]
