@@ -186,3 +186,48 @@ async def test_close_clears_diagnostics(client: LanguageClient, ws: Workspace) -
     while client.diagnostics.get(uri):
         await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert list(client.diagnostics[uri]) == []
+
+
+@pytest.mark.asyncio
+async def test_crashed_analysis_is_reported_and_retried(workspace_root, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A bug in a background analysis shows in the client's log and is tried again, so the
+    diagnostics still arrive (the fault is injected for the first attempt only)."""
+    import os
+    import sys
+
+    from pygls.lsp.client import LanguageClient as RawClient
+
+    client = RawClient("crash-test", "1")
+    logs: list[str] = []
+    published: list[types.PublishDiagnosticsParams] = []
+    client.feature(types.WINDOW_LOG_MESSAGE)(lambda params: logs.append(params.message))
+    client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(lambda params: published.append(params))
+    env = dict(os.environ, QRELS_LSP_INJECT_FAULT=GOLDEN)
+    await client.start_io(sys.executable, "-m", "qrels_lsp.cli", "serve", env=env)
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(), root_uri=workspace_root.as_uri()
+        )
+    )
+    client.initialized(types.InitializedParams())
+    uri = (workspace_root / GOLDEN).as_uri()
+    text = (workspace_root / GOLDEN).read_text(encoding="utf-8")
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=text)
+        )
+    )
+    import asyncio
+
+    for _ in range(100):
+        if any(p.uri == uri and p.diagnostics for p in published):
+            break
+        await asyncio.sleep(0.1)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    assert any("injected fault" in m and "attempt 1" in m for m in logs), logs
+    assert any(
+        p.uri == uri and p.version == 1 and any(d.code == "QR106" for d in p.diagnostics)
+        for p in published
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import traceback
 from collections.abc import Callable
@@ -30,6 +31,12 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DEBOUNCE_SECONDS = 0.05
+RETRY_SECONDS = 1.0
+# Fault injection for the robustness tests: file names whose first analysis raises, so that
+# the crash report and the retry can be seen end to end. Empty in normal use.
+FAULT_ENV = "QRELS_LSP_INJECT_FAULT"
+_FAULTS = frozenset(filter(None, os.environ.get(FAULT_ENV, "").split(",")))
+MAX_RETRIES = 2
 
 
 @dataclass(slots=True)
@@ -38,6 +45,7 @@ class Snapshot:
 
     version: int | None
     analysis: Analysis | None
+    failed: bool = False  # a crash: not cached, so the next request tries again
 
 
 class Session:
@@ -49,6 +57,7 @@ class Session:
         self.config = Config()
         self.project = Project(self.config, self._read, self._progress, lens_metrics=True)
         self.snapshots: dict[str, Snapshot] = {}
+        self.failures: dict[str, int] = {}
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._background: set[asyncio.Future[None]] = set()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-analysis")
@@ -123,11 +132,18 @@ class Session:
         if path is None:
             return Snapshot(version, None)
         try:
+            if _FAULTS and path.name in _FAULTS and not self.failures.get(uri):
+                raise RuntimeError(f"injected fault for {path.name} ({FAULT_ENV})")
             analysis = self.project.analyse(path)
         except Exception:  # a bug must not take the editor down: log it, answer without it
             log.error("analysis of %s failed:\n%s", uri, traceback.format_exc())
-            self.server.report_crash(f"analysis of {path.name} failed", traceback.format_exc())
-            analysis = None
+            self.failures[uri] = self.failures.get(uri, 0) + 1
+            attempt = self.failures[uri]
+            self.server.report_crash(
+                f"analysis of {path.name} failed (attempt {attempt})", traceback.format_exc()
+            )
+            return Snapshot(version, None, failed=True)
+        self.failures.pop(uri, None)
         return Snapshot(version, analysis)
 
     async def analysis(self, uri: str) -> Analysis | None:
@@ -136,7 +152,7 @@ class Session:
         if snapshot is not None and snapshot.version == self.version(uri):
             return snapshot.analysis
         snapshot = await self.run(lambda: self._analyse(uri))
-        if snapshot.version == self.version(uri):
+        if snapshot.version == self.version(uri) and not snapshot.failed:
             self.snapshots[uri] = snapshot
         return snapshot.analysis
 
@@ -153,6 +169,10 @@ class Session:
                 await asyncio.sleep(debounce)
             analysis = await self.analysis(uri)
             if analysis is None:
+                attempts = self.failures.get(uri, 0)
+                if 0 < attempts <= MAX_RETRIES:  # a crash is retried, not silently dropped
+                    self._retry(uri, RETRY_SECONDS * attempts)
+                    return
                 await self.server.publish(uri, None)
                 return
             await self.server.publish(uri, analysis)
@@ -170,6 +190,13 @@ class Session:
         finally:
             if self._pending.get(uri) is asyncio.current_task():
                 self._pending.pop(uri, None)
+
+    def _retry(self, uri: str, delay: float) -> None:
+        def again() -> None:
+            if not self.closed and uri in self.server.workspace.text_documents:
+                self.changed(uri, debounce=0)
+
+        asyncio.get_running_loop().call_later(delay, again)
 
     def dependents(self, uri: str, analysis: Analysis) -> list[str]:
         """Open documents whose numbers or findings depend on ``uri``: a golden set's runs, a
