@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Literal
 
 from .config import Config
+from .findings import finding
 from .golden import parse_golden
 from .model import Qrels, Run
 from .runyaml import parse_run_yaml
+from .text import Span
 from .trec import parse_beir_qrels, parse_trec_qrels, parse_trec_run, sniff_trec_kind
 
 FileKind = Literal["golden", "run-yaml", "trec-qrels", "beir-qrels", "trec-run"]
@@ -70,7 +72,25 @@ def kind_of(path: Path, text: str, config: Config) -> FileKind | None:
     return {"trec-qrels": "trec-qrels", "trec-run": "trec-run", "beir-qrels": "beir-qrels"}[sniffed]  # type: ignore[return-value]
 
 
+# A 10,000-question golden set is about 1 MB. Past this size a YAML syntax tree with spans would
+# cost gigabytes; the file is reported instead of parsed (TREC files are lines and stay cheap).
+MAX_YAML_CHARS = 16 * 1024 * 1024
+
+
 def parse_as(kind: FileKind, text: str) -> Qrels | Run:
+    if kind in ("golden", "run-yaml") and len(text) > MAX_YAML_CHARS:
+        too_big = finding(
+            "QR006",
+            Span(0, 0),
+            f"This YAML file is {len(text) / 2**20:.0f} M characters, more than the "
+            f"{MAX_YAML_CHARS // 2**20} M analysed; split it, or convert it to TREC "
+            "(`qrels-lsp convert`), which has no such limit.",
+        )
+        return (
+            Qrels(format="golden", findings=[too_big])
+            if kind == "golden"
+            else Run(format="yaml", findings=[too_big])
+        )
     parsers: dict[FileKind, Callable[[str], Qrels | Run]] = {
         "golden": parse_golden,
         "run-yaml": parse_run_yaml,
