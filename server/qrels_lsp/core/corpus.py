@@ -6,6 +6,9 @@ the path is stat-ed before it is opened, only regular files are read (a FIFO, a 
 is refused without reading a byte), reads are capped, symlinked folders are not followed (so a
 link loop cannot recurse) and bytes are decoded with :func:`.text.decode`, which cannot fail.
 
+In a folder, hidden names (``.git``) and files with a binary suffix (``.png``, ``.pdf``, ``.zip``,
+...) are not documents; a file found to hold NUL bytes is indexed as empty, with a problem noted.
+
 Folder corpora are lazy: loading only walks and stats, so the ids (all that the unknown-id check
 and completion need) are known without reading 10^5 files; a document's text is read the first
 time it is asked for. Single-file corpora are parsed in one pass and held in memory.
@@ -577,6 +580,11 @@ def _load_folder(
     max_bytes: int,
     max_file_bytes: int,
 ) -> Corpus | CorpusError:
+    try:
+        with os.scandir(root):
+            pass
+    except OSError as exc:
+        return CorpusError(f"cannot read corpus folder {root}: {exc.strerror or exc}")
     walk = _walk(root, cancel)
     multi = _multi_file_format(walk, root)
     if multi is not None:
