@@ -150,14 +150,13 @@ def run_one(name: str, system: str) -> dict[str, Any]:
             [float(s[i]) for i in t] for s, t in zip(all_scores, tops, strict=True)
         ]
         # Full-vector equality, checked here where both live (not timed).
-        index = BM25Index.from_tokens(ids, docs)
-        assert index is not None
+        ref = BM25Index.from_tokens(ids, docs)
+        assert ref is not None
         out["max_abs_diff"] = max(
-            float(np.abs(index.scores(q) - s).max())
-            for q, s in zip(queries, all_scores, strict=True)
+            float(np.abs(ref.scores(q) - s).max()) for q, s in zip(queries, all_scores, strict=True)
         )
         out["bit_identical"] = all(
-            np.array_equal(index.scores(q), s) for q, s in zip(queries, all_scores, strict=True)
+            np.array_equal(ref.scores(q), s) for q, s in zip(queries, all_scores, strict=True)
         )
     elif system == "bm25s":
         import bm25s
