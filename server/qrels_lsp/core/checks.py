@@ -185,7 +185,7 @@ def _copied_wording(query: Query, corpus: Corpus, level: int) -> Iterable[Findin
         doc = corpus.get(j.doc_id)
         if doc is None:
             continue
-        overlap = copy_overlap(query.question, doc.text)
+        overlap = copy_overlap(query.question, doc.searchable_text)
         if overlap >= COPY_THRESHOLD:
             yield finding(
                 "QR110",
