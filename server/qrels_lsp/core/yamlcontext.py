@@ -178,7 +178,10 @@ def scan(text: str, cursor: int | None) -> _Scan:
         stripped = line.lstrip(" ")
         indent = len(line) - len(stripped)
         if block_scalar_indent is not None:
-            if not stripped or indent > block_scalar_indent:
+            blank_cursor = n == cursor_line and not stripped and cursor is not None
+            if blank_cursor:
+                indent = s.cursor - start  # the cursor's column decides where a blank line is
+            if (not stripped and not blank_cursor) or indent > block_scalar_indent:
                 continue
             block_scalar_indent = None
         if flows:
@@ -232,16 +235,18 @@ def scan(text: str, cursor: int | None) -> _Scan:
                         Entry(owner_path, "item", value, Span(vstart, vstart + len(value)))
                     )
             continue
-        key_raw, _ks, _key_end, value_at = split
+        key_raw, _ks, key_end, value_at = split
         key = _unquote(key_raw)
-        kstart = content_start + (1 if key_raw[:1] in "'\"" else 0)
+        quoted_key = key_raw[:1] in "'\""
+        kstart = content_start + (1 if quoted_key else 0)
+        kend = content_start + key_end - (1 if quoted_key else 0)
         value_raw = rest[value_at:]
         has_value = bool(value_raw) and not value_raw.startswith("#")
         frames.append(_Frame(col, key, has_value))
         inline = None
         if has_value and value_raw[0] not in "[{":
             inline = _strip_value(value_raw)
-        s.entries.append(Entry(owner_path, "key", key, Span(kstart, kstart + len(key)), inline))
+        s.entries.append(Entry(owner_path, "key", key, Span(kstart, kend), inline))
         if has_value and _BLOCK_SCALAR.match(value_raw):
             block_scalar_indent = col
             continue
