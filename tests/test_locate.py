@@ -130,6 +130,12 @@ def test_trec_run_every_line_locates_its_query() -> None:
     assert locate(parse_trec_run(text), text.index("0.9"), text) is None
 
 
+def test_trec_run_crlf_and_cr_lines() -> None:
+    for br in ("\r\n", "\r"):
+        text, span = marked(f"q1 Q0 d1 1 0.9 t{br}  ⟦q1⟧ Q0 d2 2 0.8 t{br}")
+        assert_located(parse_trec_run(text), text, span, Target("query", span, qid="q1"))
+
+
 def test_trec_and_beir_qrels() -> None:
     text, span = marked("q1 0 d1 1\n⟦q1⟧ 0 d2 0\n")
     assert_located(parse_trec_qrels(text), text, span, Target("query", span, qid="q1"))

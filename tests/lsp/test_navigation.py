@@ -170,6 +170,25 @@ async def test_definition_into_a_jsonl_corpus_after_emoji(
 
 
 @pytest.mark.asyncio
+async def test_definition_into_a_tsv_corpus_after_cjk(
+    client: LanguageClient, ws: Workspace
+) -> None:
+    folder = ws.root / "tsv"
+    folder.mkdir()
+    corpus = "id\ttext\nd1\tplain\n  路由器😀\tどうやって 🙂\n"
+    (folder / "corpus.tsv").write_bytes(corpus.encode("utf-8"))
+    golden = "corpus: corpus.tsv\nqueries:\n  q:\n    relevant: [路由器😀]\n"
+    (folder / "g.qrels.yaml").write_text(golden, encoding="utf-8")
+    uri = await open_doc(client, ws, "tsv/g.qrels.yaml")
+    got = await definition(client, uri, range_of(golden, "路由器😀", ws.encoding).start)
+    assert got == [
+        types.Location(
+            uri=ws.uri("tsv/corpus.tsv"), range=range_of(corpus, "路由器😀", ws.encoding)
+        )
+    ]
+
+
+@pytest.mark.asyncio
 @pytest.mark.parametrize("declaration", [True, False])
 async def test_references_of_a_document(
     client: LanguageClient, ws: Workspace, declaration: bool

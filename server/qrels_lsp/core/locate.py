@@ -19,7 +19,7 @@ from typing import Literal
 
 from .model import Qrels, Run
 from .project import Analysis, Project, run_name
-from .text import LineIndex, Span
+from .text import Span
 
 TargetKind = Literal["query", "judged", "retrieved", "summary"]
 
@@ -70,7 +70,9 @@ def _locate_qrels(qrels: Qrels, offset: int, text: str | None) -> Target | None:
     for query in qrels.queries.values():
         if query.span.contains(offset):
             return Target("query", query.span, qid=query.qid)
-        if not query.block.contains(offset) and qrels.format == "golden":
+        if not query.block.contains(
+            offset
+        ):  # TREC blocks run from a query's first line to its last
             continue
         for j in query.judgments:
             if j.span.contains(offset):
@@ -89,7 +91,7 @@ def _locate_run(run: Run, offset: int, text: str | None) -> Target | None:
     for ranking in run.rankings.values():
         if ranking.span.contains(offset):
             return Target("query", ranking.span, qid=ranking.qid)
-        if not ranking.block.contains(offset) and run.format == "yaml":
+        if not ranking.block.contains(offset):
             continue
         for rank, doc in enumerate(ranking.docs, start=1):
             if doc.span.contains(offset):
@@ -115,13 +117,12 @@ def _line_query(offset: int, text: str | None, qids: set[str]) -> Target | None:
     """The query id in the first column of the line under the cursor (TREC and BEIR files)."""
     if text is None:
         return None
-    lines = LineIndex(text)
-    line = lines.line_of(offset)
-    start = lines.line_start(line)
-    m = _FIRST_FIELD.match(lines.line_text(line))
+    offset = max(0, min(offset, len(text)))
+    start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    m = _FIRST_FIELD.match(text, start)
     if m is None:
         return None
-    span = Span(start + m.start(1), start + m.end(1))
+    span = Span(m.start(1), m.end(1))
     if span.contains(offset) and m.group(1) in qids:
         return Target("query", span, qid=m.group(1))
     return None
