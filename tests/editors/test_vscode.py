@@ -1,0 +1,195 @@
+"""VS Code (code-server 4.139, the real workbench) in headless Chromium, with the freshly built
+.vsix from editors/vscode and the real server: lens titles with the numbers of
+`qrels-lsp score --format json`, the planted findings in the Problems panel, TREC highlighting."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import tempfile
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import ROOT, need, run, scratch_env
+from .expect import golden_lenses, key_lines, planted, score_json
+
+HERE = Path(__file__).resolve().parent
+VSCODE = ROOT / "editors" / "vscode"
+
+WORKBENCH = {
+    "security.workspace.trust.enabled": False,
+    "workbench.startupEditor": "none",
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "workbench.tips.enabled": False,
+    "workbench.welcomePage.walkthroughs.openOnInstall": False,
+    "telemetry.telemetryLevel": "off",
+    "extensions.autoUpdate": False,
+    "extensions.autoCheckUpdates": False,
+    "extensions.ignoreRecommendations": True,
+    "update.mode": "none",
+    "chat.disableAIFeatures": True,
+    "editor.minimap.enabled": False,
+    "window.commandCenter": False,
+    "workbench.layoutControl.enabled": False,
+    "breadcrumbs.enabled": False,
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def tools() -> dict[str, str]:
+    node_path = need("playwright-core (QRELS_CI_NODE_PATH)", os.environ.get("QRELS_CI_NODE_PATH"))
+    need("playwright-core", str(Path(node_path) / "playwright-core"))
+    return {
+        "code_server": need("code-server (QRELS_CI_CODE_SERVER)", os.environ.get("QRELS_CI_CODE_SERVER")),
+        "vsix": need("the .vsix (QRELS_CI_VSIX)", os.environ.get("QRELS_CI_VSIX")),
+        "node_path": node_path,
+        "chromium": need("chromium", "/usr/bin/chromium"),
+    }
+
+
+def launch(tools: dict[str, str], base: Path, ws: Path, settings: dict[str, Any], expect: dict[str, Any], shots: dict[str, Path]) -> tuple[int, str, dict[str, Any], str]:
+    """A fresh code-server profile, the .vsix installed, the workbench driven by drive.js."""
+    # Chromium and code-server put unix sockets under TMPDIR/--user-data-dir: keep the paths short
+    base = Path(tempfile.mkdtemp(prefix="qcs-", dir="/tmp"))
+    try:
+        return _launch(tools, base, ws, settings, expect, shots)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _launch(tools: dict[str, str], base: Path, ws: Path, settings: dict[str, Any], expect: dict[str, Any], shots: dict[str, Path]) -> tuple[int, str, dict[str, Any], str]:
+    env = scratch_env(base)
+    data, ext = base / "data", base / "ext"
+    (data / "User").mkdir(parents=True)
+    (data / "User" / "settings.json").write_text(json.dumps(WORKBENCH | settings, indent=1))
+    port = free_port()
+    config = base / "config.yaml"
+    config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
+    cs = [tools["code_server"], "--config", str(config), "--user-data-dir", str(data), "--extensions-dir", str(ext)]
+    installed = run([*cs, "--install-extension", tools["vsix"]], timeout=180, env=env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert any(p.name.startswith("qrels-lsp.qrels-lsp-") for p in ext.iterdir())
+    log = (base / "code-server.log").open("w")
+    server = subprocess.Popen(
+        [*cs, "--bind-addr", f"127.0.0.1:{port}", "--auth", "none", "--disable-telemetry",
+         "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
+         "--reconnection-grace-time", "5", str(ws)],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2).close()
+                break
+            except OSError:
+                time.sleep(0.25)
+        drive_env = env | {
+            "NODE_PATH": tools["node_path"],
+            "CS_URL": f"http://127.0.0.1:{port}/?folder={ws}",
+            "EXPECT": json.dumps(expect),
+            **{k: str(v) for k, v in shots.items()},
+        }
+        proc = run(["node", str(HERE / "vscode" / "drive.js")], timeout=400, env=drive_env)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)  # code-server, its extension hosts and our server
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+        log.close()
+    out = proc.stdout + proc.stderr
+    report = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("REPORT="):
+            report = json.loads(line.removeprefix("REPORT="))
+    server_log = (base / "code-server.log").read_text(errors="replace")
+    ext_logs = "\n".join(p.read_text(errors="replace")[-3000:] for p in data.rglob("*qrels*.log"))
+    return proc.returncode, out, report, server_log[-3000:] + ext_logs
+
+
+def test_golden_set_lenses_problems_and_trec_highlighting(
+    tools: dict[str, str], server_bin: str, workspace: Path, artefacts: Path, tmp_path: Path
+) -> None:
+    golden = workspace / "support.qrels.yaml"
+    text = golden.read_text(encoding="utf-8")
+    scores = score_json(server_bin, golden)
+    expected = golden_lenses(text, scores)
+    lines = key_lines(text)
+    # the header lens (line 1) and the first question's lens, both on the first screen
+    first = min(lines, key=lines.__getitem__)
+    lens_titles = expected[0] + expected[lines[first]]
+    problems = []
+    for line, code in sorted(planted(text).items()):
+        problems.append(code)
+        problems.append(f"[Ln {line + 1}, Col")
+    qr106_line = next(line for line, code in planted(text).items() if code == "QR106")
+    shot = artefacts / "vscode.png"
+    expect = {
+        "golden": golden.name,
+        "lenses": lens_titles,
+        "problems": problems,
+        "gotoLine": qr106_line - 2,  # 1-based: a few lines above QR106, centred
+        "trec": "hybrid.trec",
+        "trecFolder": "runs",
+        "trecLanguage": "TREC run",
+    }
+    rc, out, report, logs = launch(
+        tools,
+        tmp_path / "cs",
+        workspace,
+        {"qrels.server.command": [server_bin, "serve"]},
+        expect,
+        {"SHOT": shot, "SHOT_TREC": artefacts / "vscode-trec.png"},
+    )
+    assert rc == 0, f"{out}\n--- code-server / extension logs:\n{logs}"
+    # golden sets stay YAML (highlighting kept), lenses carry score's numbers
+    assert report["language"].strip() == "YAML"
+    seen = "\n".join(report["lenses"])
+    for title in lens_titles:
+        assert title in seen
+    assert report["squiggles"] >= 1
+    rows = "\n".join(report["problems"])
+    for line, code in planted(text).items():
+        assert code in rows and f"[Ln {line + 1}, Col" in rows, (code, rows)
+    # TREC run: the six fields of a line are tokens in at least four distinct colours
+    tokens = report["trecTokens"]
+    first_line = (workspace / "runs" / "hybrid.trec").read_text().splitlines()[0].split()
+    assert [t[0].strip() for t in tokens] == first_line, tokens
+    assert len({t[2] for t in tokens}) >= 4, tokens
+    assert shot.stat().st_size < 300_000, shot.stat().st_size
+    docs = ROOT / "docs" / "screenshots"
+    docs.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(shot, docs / "vscode.png")
+
+
+def test_missing_server_says_how_to_install(
+    tools: dict[str, str], workspace: Path, artefacts: Path, tmp_path: Path
+) -> None:
+    """With no server where the settings point, the user is told the install command."""
+    expect = {"golden": "support.qrels.yaml", "missing": True, "notification": "pipx install qrels-lsp"}
+    rc, out, report, logs = launch(
+        tools,
+        tmp_path / "cs",
+        workspace,
+        {"qrels.server.command": [str(tmp_path / "nowhere" / "qrels-lsp"), "serve"]},
+        expect,
+        {"SHOT": artefacts / "vscode-missing-server.png", "SHOT_TREC": tmp_path / "unused.png"},
+    )
+    assert rc == 0, f"{out}\n--- logs:\n{logs}"
+    assert "pipx install qrels-lsp" in report["notification"]
+    assert "was not found" in report["notification"]

@@ -1,0 +1,127 @@
+// Drives code-server (the VS Code workbench) in headless Chromium with the qrels-lsp extension:
+// open the demo golden set, wait for the expected code lens titles, the Problems panel rows and a
+// squiggle, take the screenshot; then open a TREC run and check its language and highlighting.
+// Inputs (env): CS_URL, EXPECT (JSON, see test_vscode.py), SHOT, SHOT_TREC, T_MS. Prints JSON lines.
+const { chromium } = require('playwright-core');
+
+const URL = process.env.CS_URL;
+const EXPECT = JSON.parse(process.env.EXPECT);
+const T = Number(process.env.T_MS || 120000);
+
+const t0 = Date.now();
+const lap = (m) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
+const report = {};
+
+async function openFromExplorer(page, name, folder) {
+  if (folder) {
+    const dir = page.locator('.explorer-folders-view .monaco-list-row', { hasText: folder }).first();
+    await dir.waitFor({ timeout: T });
+    const expanded = await dir.getAttribute('aria-expanded');
+    if (expanded !== 'true') await dir.click();
+  }
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
+  await row.waitFor({ timeout: T });
+  await row.dblclick();
+  await page.waitForSelector(`.tab[aria-label*="${name}"]`, { timeout: T });
+}
+
+(async () => {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+           '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  let code = 1;
+  const page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
+  page.on('pageerror', (e) => console.log('PAGEERROR', e.message));
+  let stage = 'load';
+  try {
+    await page.goto(URL, { waitUntil: 'domcontentloaded', timeout: T });
+    await page.waitForSelector('.monaco-workbench', { timeout: T });
+    lap('workbench loaded');
+
+    stage = 'golden set';
+    await openFromExplorer(page, EXPECT.golden);
+    lap(`${EXPECT.golden} opened`);
+    await page.waitForFunction(
+      (lang) => (document.querySelector('.statusbar-item[id="status.editor.mode"]') || {}).textContent?.includes(lang),
+      EXPECT.goldenLanguage || 'YAML', { timeout: T }).catch(() => undefined);
+    report.language = await page.locator('.statusbar-item[id="status.editor.mode"]').first().textContent({ timeout: T });
+
+    if (EXPECT.missing) {
+      stage = 'missing-server notification';
+      const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: EXPECT.notification }).first();
+      await toast.waitFor({ timeout: T });
+      report.notification = await toast.textContent();
+      await page.screenshot({ path: process.env.SHOT });
+      lap('notification: ' + report.notification);
+      code = 0;
+      return;
+    }
+
+    stage = 'code lenses';
+    await page.waitForFunction(
+      (titles) => {
+        const text = [...document.querySelectorAll('.codelens-decoration')].map((e) => e.textContent).join('\n');
+        return titles.every((t) => text.includes(t));
+      },
+      EXPECT.lenses, { timeout: T });
+    report.lenses = await page.locator('.codelens-decoration').allTextContents();
+    lap('code lenses with the expected numbers in the page');
+
+    stage = 'problems panel';
+    await page.click('.monaco-editor .view-lines');
+    await page.keyboard.press('Control+Shift+M'); // View: Problems
+    await page.waitForFunction(
+      (rows) => {
+        const panel = document.querySelector('.markers-panel');
+        return panel && rows.every((r) => panel.textContent.includes(r));
+      },
+      EXPECT.problems, { timeout: T });
+    report.problems = await page.locator('.markers-panel .monaco-list-row').allTextContents();
+    lap('Problems panel lists the planted findings');
+    // scroll the golden set to the two planted warnings of the screenshot, cursor on the QR106 line
+    await page.click('.monaco-editor .view-lines');
+    await page.keyboard.press('Control+G');
+    await page.keyboard.type(String(EXPECT.gotoLine));
+    await page.keyboard.press('Enter');
+    stage = 'squiggles';
+    await page.waitForSelector('.monaco-editor .squiggly-warning', { timeout: T });
+    report.squiggles = await page.locator('.monaco-editor .squiggly-warning').count();
+    await page.waitForTimeout(1000);
+    await page.screenshot({ path: process.env.SHOT });
+    lap('screenshot ' + process.env.SHOT);
+
+    stage = 'TREC run';
+    await openFromExplorer(page, EXPECT.trec, EXPECT.trecFolder);
+    await page.waitForFunction(
+      (lang) => (document.querySelector('.statusbar-item[id="status.editor.mode"]') || {}).textContent?.includes(lang),
+      EXPECT.trecLanguage, { timeout: T });
+    // the first line's six fields are drawn as tokens of different colours (mtkN classes)
+    await page.waitForFunction(() => {
+      const line = document.querySelector('.monaco-editor .view-line');
+      return line && new Set([...line.querySelectorAll('span[class^="mtk"]')].filter((s) => s.textContent.trim()).map((s) => s.className)).size >= 4;
+    }, null, { timeout: T });
+    report.trecTokens = await page.evaluate(() => {
+      const lines = [...document.querySelectorAll('.monaco-editor .view-line')];
+      lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+      return [...lines[0].querySelectorAll('span[class^="mtk"]')]
+        .filter((s) => s.textContent.trim() && !/dyn-rule|ced-|inlay/.test(s.className)) // inlay hints are decorations
+        .map((s) => [s.textContent, s.className, getComputedStyle(s).color]);
+    });
+    await page.screenshot({ path: process.env.SHOT_TREC });
+    lap('TREC run highlighted');
+    code = 0;
+  } catch (e) {
+    console.log(`FAIL at ${stage}: ${e.message.split('\n')[0]}`);
+    report.failedAt = stage;
+    report.lensesSeen = await page.locator('.codelens-decoration').allTextContents().catch(() => []);
+    report.markers = await page.locator('.markers-panel').textContent().catch(() => null);
+    await page.screenshot({ path: process.env.SHOT + '.fail.png' }).catch(() => undefined);
+  } finally {
+    console.log('REPORT=' + JSON.stringify(report));
+    await browser.close();
+  }
+  process.exit(code);
+})();
