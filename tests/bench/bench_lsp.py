@@ -1,0 +1,280 @@
+"""Language-server benchmarks: our server against yaml-language-server and a bare pygls server.
+
+Every server is a real process driven over stdio by :mod:`lsp_client`, exactly as an editor
+drives it:
+
+- **edit**: initialize, configure, didOpen the 10,000-question golden set, then N one-character
+  incremental didChange edits inside questions (spread over the second half of the file), each
+  followed by waiting for the publishDiagnostics of that version and (ours) a codeLens request.
+  Edits are sequential with a short pause, so each is measured alone. yaml-language-server
+  validates the same file against ``grammars/golden-set.schema.json`` (``yaml.schemas``, given
+  through workspace/configuration and didChangeConfiguration); a planted schema error proves the
+  schema is applied.
+- **open**: didOpen -> first publishDiagnostics, in a fresh server each time (median of R).
+- **start**: process spawn -> initialize result in an empty workspace, ours against a minimal
+  pygls 2 ``LanguageServer`` started with ``python -c`` (interleaved, median of R).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+from lsp_client import Client, diagnostics_for  # noqa: E402
+
+SCHEMA = ROOT / "grammars" / "golden-set.schema.json"
+BARE_PYGLS = (
+    "from pygls.lsp.server import LanguageServer\nLanguageServer('bare-pygls', '0').start_io()\n"
+)
+PAUSE_S = 0.3  # between edits: each edit is measured on a quiet server
+
+
+def ours_command() -> list[str]:
+    script = Path(sys.executable).with_name("qrels-lsp")
+    if script.is_file():
+        return [str(script), "serve"]
+    return [sys.executable, "-m", "qrels_lsp.cli", "serve"]
+
+
+def yaml_ls_command(node_prefix: Path) -> list[str]:
+    main = node_prefix / "node_modules" / "yaml-language-server" / "bin" / "yaml-language-server"
+    return ["node", str(main), "--stdio"]
+
+
+def yaml_settings(golden: Path) -> dict[str, Any]:
+    return {
+        "validate": True,
+        "schemas": {SCHEMA.as_uri(): [golden.name, "*.qrels.yaml"]},
+        "schemaStore": {"enable": False},
+        "format": {"enable": False},
+    }
+
+
+def _settings_fn(kind: str, golden: Path) -> Any:
+    yaml = yaml_settings(golden)
+
+    def settings(section: str | None) -> Any:
+        if kind == "ours":
+            return {} if section in ("qrels", None) else None
+        return {
+            "yaml": yaml,
+            "http": {"proxy": "", "proxyStrictSSL": False},
+            "[yaml]": {},
+            "editor": {"tabSize": 2, "detectIndentation": True},
+            "files": {"associations": {}},
+        }.get(section or "")
+
+    return settings
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Linear interpolation between closest ranks (numpy's default)."""
+    s = sorted(values)
+    if not s:
+        return float("nan")
+    pos = (len(s) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def _vm_hwm_mb(pid: int) -> float | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    m = re.search(r"VmHWM:\s+(\d+) kB", status)
+    return int(m.group(1)) / 1024 if m else None
+
+
+def _children_hwm_mb(pid: int) -> float | None:
+    """Peak RSS of the server process (node or python; the launcher script execs it)."""
+    return _vm_hwm_mb(pid)
+
+
+def _start(kind: str, ws: Path, golden: Path, node_prefix: Path, log: Any) -> Client:
+    cmd = ours_command() if kind == "ours" else yaml_ls_command(node_prefix)
+    client = Client(cmd, cwd=ws, settings=_settings_fn(kind, golden), log=log)
+    client.initialize(ws)
+    if kind == "yaml":
+        client.notify(
+            "workspace/didChangeConfiguration", {"settings": {"yaml": yaml_settings(golden)}}
+        )
+    # Both servers pull their settings after `initialized`; open only once they have them.
+    if not client.wait_server_request("workspace/configuration", 15):
+        raise RuntimeError(f"{kind}: the server never asked for its configuration")
+    time.sleep(0.5)
+    return client
+
+
+def _open(client: Client, golden: Path, text: str) -> tuple[float, list[dict[str, Any]]]:
+    uri = golden.as_uri()
+    mark = client.mark()
+    t0 = client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
+    )
+    t, msg, _ = client.wait_notification(diagnostics_for(uri, 1), mark, timeout=600)
+    return t - t0, msg["params"]["diagnostics"]
+
+
+def editor_session(
+    kind: str,
+    ws: Path,
+    meta: dict[str, Any],
+    node_prefix: Path,
+    *,
+    opens: int = 3,
+    edits: int = 50,
+    warmup: int = 3,
+    log_dir: Path,
+    time_budget_s: float = 300.0,
+) -> dict[str, Any]:
+    """Open timings over ``opens`` fresh servers; edits in the last one."""
+    golden = ws / "golden.qrels.yaml"
+    text = golden.read_text(encoding="utf-8")
+    uri = golden.as_uri()
+    out: dict[str, Any] = {"server": kind, "open_s": [], "edits": []}
+    with (log_dir / f"{kind}-server.log").open("wb") as log:
+        for n in range(opens):
+            client = _start(kind, ws, golden, node_prefix, log)
+            try:
+                open_s, diags = _open(client, golden, text)
+                out["open_s"].append(open_s)
+                out["open_diagnostics"] = len(diags)
+                out["open_messages"] = sorted({d["message"][:90] for d in diags})[:12]
+                if n < opens - 1:
+                    continue
+                out.update(_edit_loop(kind, client, uri, meta, edits, warmup, time_budget_s))
+                out["server_peak_rss_mb"] = _children_hwm_mb(client.proc.pid)
+            finally:
+                client.close()
+    out["open_median_s"] = statistics.median(out["open_s"])
+    if kind == "yaml":
+        # The planted `"3"` grade is a schema error only a schema-aware validator reports.
+        out["schema_applied"] = any("integer" in m.lower() for m in out["open_messages"])
+    return out
+
+
+def _edit_loop(
+    kind: str,
+    client: Client,
+    uri: str,
+    meta: dict[str, Any],
+    edits: int,
+    warmup: int,
+    budget_s: float,
+) -> dict[str, Any]:
+    lines: list[int] = meta["edit_lines"]
+    col = int(meta["question_col"]) + 3
+    version = 1
+    samples: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    lens_count = None
+    for i in range(warmup + edits):
+        line = lines[(i * 131) % len(lines)]
+        version += 1
+        mark = client.mark()
+        t0 = client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [
+                    {
+                        "range": {
+                            "start": {"line": line, "character": col},
+                            "end": {"line": line, "character": col},
+                        },
+                        "text": "e",
+                    }
+                ],
+            },
+        )
+        t_diag, _msg, _ = client.wait_notification(diagnostics_for(uri, version), mark, timeout=300)
+        sample = {"line": line, "diagnostics_s": t_diag - t0}
+        if kind == "ours":
+            rid, _ = client.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
+            t_lens, resp = client.response(rid, timeout=300)
+            sample["lenses_s"] = t_lens - t0
+            lens_count = len(resp.get("result") or [])
+        if i >= warmup:
+            samples.append(sample)
+        if time.perf_counter() - started > budget_s and len(samples) >= 10:
+            break
+        time.sleep(PAUSE_S)
+    diag = [s["diagnostics_s"] for s in samples]
+    out: dict[str, Any] = {
+        "edits": samples,
+        "n_edits": len(samples),
+        "diagnostics_p50_s": percentile(diag, 0.5),
+        "diagnostics_p95_s": percentile(diag, 0.95),
+    }
+    if kind == "ours":
+        lens = [s["lenses_s"] for s in samples]
+        out |= {
+            "lenses_p50_s": percentile(lens, 0.5),
+            "lenses_p95_s": percentile(lens, 0.95),
+            "lens_count": lens_count,
+        }
+    return out
+
+
+def start_times(runs: int = 20) -> dict[str, Any]:
+    """spawn -> initialize result, ours and a bare pygls server, interleaved."""
+    times: dict[str, list[float]] = {"ours": [], "bare": []}
+    with tempfile.TemporaryDirectory(prefix="qrels-bench-empty-") as tmp:
+        root = Path(tmp)
+        for _ in range(runs):
+            for kind in ("ours", "bare"):
+                cmd = ours_command() if kind == "ours" else [sys.executable, "-c", BARE_PYGLS]
+                client = Client(cmd, cwd=root)
+                try:
+                    seconds, result = client.initialize(root)
+                    assert result and "capabilities" in result, result
+                    times[kind].append(seconds)
+                finally:
+                    client.close()
+    return {
+        "runs": runs,
+        "ours_s": times["ours"],
+        "bare_s": times["bare"],
+        "ours_median_s": statistics.median(times["ours"]),
+        "bare_median_s": statistics.median(times["bare"]),
+    }
+
+
+if __name__ == "__main__":
+    import argparse
+
+    from generate import golden_workspace
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", type=Path, default=Path.home() / ".cache/qrels-lsp-bench/data")
+    p.add_argument("--node", type=Path, default=Path.home() / ".cache/qrels-lsp-bench/node")
+    p.add_argument("--edits", type=int, default=50)
+    p.add_argument("--opens", type=int, default=3)
+    p.add_argument("--only", choices=["ours", "yaml", "start"])
+    a = p.parse_args()
+    ws = a.data / "golden"
+    meta = golden_workspace(ws)
+    logs = HERE / "results"
+    logs.mkdir(exist_ok=True)
+    result: dict[str, Any] = {}
+    if a.only in (None, "start"):
+        result["start"] = start_times()
+    for kind in ("ours", "yaml"):
+        if a.only in (None, kind):
+            r = editor_session(kind, ws, meta, a.node, opens=a.opens, edits=a.edits, log_dir=logs)
+            r.pop("edits")
+            result[kind] = r
+    print(json.dumps(result, indent=2))

@@ -1,0 +1,448 @@
+"""Every speed benchmark of issue 6 ("Speed at scale"), against real peers on the same machine.
+
+    python tests/bench/run.py [--trec-eval PATH] [--edits 50] [--skip BENCH ...]
+
+One command: installs the peers (yaml-language-server from npm into ~/.cache/qrels-lsp-bench/node;
+pytrec-eval-terrier, rank_bm25 and bm25s from PyPI into this interpreter when missing), generates
+the seeded inputs (into $TMPDIR/qrels-lsp-bench/data, reused while the generator's parameters
+match), runs each benchmark, prints one table (workload, ours, peer, ratio, target, pass/fail)
+and writes everything, samples included, to tests/bench/results/bench-<timestamp>.json.
+
+``ratio`` is always ours / peer for the quantity in the row (time or memory): below 1.00x ours is
+faster or smaller. Targets are stated in the same terms. Rows marked ``info`` have no target.
+Absolute times depend on the machine; only the ratios are targets. Nothing here runs under
+pytest. Exit status 0 whatever the verdicts (a benchmark that could not run is an error, 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+import bench_index  # noqa: E402
+import bench_lsp  # noqa: E402
+import bench_score  # noqa: E402
+import generate  # noqa: E402
+
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qrels-lsp-bench"
+# yaml-language-server's glob matching skips dot-folders (picomatch), so the generated golden set
+# must not live under ~/.cache: the temp folder holds the data.
+DATA = Path(tempfile.gettempdir()) / "qrels-lsp-bench" / "data"
+YAML_LS_VERSION = "1.25.0"
+PY_PEERS = {"pytrec_eval": "pytrec-eval-terrier", "rank_bm25": "rank_bm25", "bm25s": "bm25s"}
+BENCHES = ("start", "lsp", "score", "bm25", "memory")
+
+
+# -- setup ----------------------------------------------------------------------------------------
+
+
+def setup_peers(node_prefix: Path) -> dict[str, str]:
+    """Install what is missing; return the versions in use."""
+    missing = [pkg for mod, pkg in PY_PEERS.items() if importlib.util.find_spec(mod) is None]
+    if missing:
+        print(f"installing {', '.join(missing)} from PyPI", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        raise SystemExit("node and npm must be on PATH (yaml-language-server is a peer)")
+    pkg_json = node_prefix / "node_modules" / "yaml-language-server" / "package.json"
+    installed = json.loads(pkg_json.read_text())["version"] if pkg_json.is_file() else None
+    if installed != YAML_LS_VERSION:
+        print(
+            f"installing yaml-language-server@{YAML_LS_VERSION} into {node_prefix}", file=sys.stderr
+        )
+        node_prefix.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--prefix",
+                str(node_prefix),
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                f"yaml-language-server@{YAML_LS_VERSION}",
+            ],
+            check=True,
+        )
+    from importlib.metadata import version
+
+    return {
+        "yaml-language-server": YAML_LS_VERSION,
+        "node": subprocess.run(
+            ["node", "--version"], capture_output=True, text=True
+        ).stdout.strip(),
+        **{pkg: version(pkg) for pkg in PY_PEERS.values()},
+        "pygls": version("pygls"),
+        "qrels-lsp": version("qrels-lsp"),
+    }
+
+
+def machine() -> dict[str, Any]:
+    lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines()[:10]
+    mem = (
+        Path("/proc/meminfo").read_text().splitlines()[0] if Path("/proc/meminfo").exists() else ""
+    )
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--", "server"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    return {
+        "nproc": os.cpu_count(),
+        "lscpu": lscpu,
+        "memory": mem,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "commit": commit + ("+uncommitted server changes" if dirty else ""),
+    }
+
+
+# -- rows -----------------------------------------------------------------------------------------
+
+
+def row(
+    workload: str,
+    ours: float | None,
+    peer: float | None,
+    peer_name: str,
+    unit: str,
+    target: str,
+    passed: bool | None,
+    note: str = "",
+) -> dict[str, Any]:
+    ratio = ours / peer if ours is not None and peer else None
+    return {
+        "workload": workload,
+        "ours": ours,
+        "peer": peer,
+        "peer_name": peer_name,
+        "unit": unit,
+        "ratio": ratio,
+        "target": target,
+        "pass": passed,
+        "note": note,
+    }
+
+
+def lsp_rows(ours: dict[str, Any], yaml: dict[str, Any]) -> list[dict[str, Any]]:
+    peer_ok = bool(yaml.get("schema_applied"))
+    y95, y50 = yaml["diagnostics_p95_s"], yaml["diagnostics_p50_s"]
+    note = f"N={ours['n_edits']} / {yaml['n_edits']} edits"
+    if not peer_ok:
+        note += "; PEER INVALID: yaml-language-server did not apply the schema"
+    out = []
+    for what, key in (("diagnostics", "diagnostics"), ("lenses", "lenses")):
+        o95 = ours[f"{key}_p95_s"]
+        out.append(
+            row(
+                f"edit -> {what} p95, 10k-question golden set",
+                o95,
+                y95,
+                "yaml-language-server (edit -> diagnostics, schema)",
+                "s",
+                "p95 <= 50 ms and <= 0.05x",
+                peer_ok and o95 <= 0.050 and o95 / y95 <= 0.05,
+                note,
+            )
+        )
+        out.append(
+            row(
+                f"edit -> {what} p50",
+                ours[f"{key}_p50_s"],
+                y50,
+                "yaml-language-server",
+                "s",
+                "info",
+                None,
+            )
+        )
+    out.append(
+        row(
+            "open -> first diagnostics, same file",
+            ours["open_median_s"],
+            yaml["open_median_s"],
+            "yaml-language-server",
+            "s",
+            "<= 1.00x",
+            peer_ok and ours["open_median_s"] <= yaml["open_median_s"],
+            f"median of {len(ours['open_s'])} fresh servers each",
+        )
+    )
+    if ours.get("server_peak_rss_mb") and yaml.get("server_peak_rss_mb"):
+        out.append(
+            row(
+                "server peak RSS after open + edits",
+                ours["server_peak_rss_mb"],
+                yaml["server_peak_rss_mb"],
+                "yaml-language-server",
+                "MB",
+                "info",
+                None,
+            )
+        )
+    return out
+
+
+def score_rows(r: dict[str, Any], trec_eval_given: bool) -> list[dict[str, Any]]:
+    med = r["median_s"]
+    agree = "means equal pytrec_eval's" if r["means_agree"] else "MEANS DIFFER from pytrec_eval"
+    out = [
+        row(
+            "qrels-lsp score, 1k x 1k-deep TREC run (1M lines)",
+            med["ours"],
+            med["pytrec_eval"],
+            "pytrec_eval (python -c: parse + evaluate)",
+            "s",
+            "< 1.00x",
+            med["ours"] < med["pytrec_eval"] and r["means_agree"],
+            f"whole processes, median of {r['repeats']}; {agree}",
+        )
+    ]
+    if trec_eval_given:
+        out.append(
+            row(
+                "qrels-lsp score, same files",
+                med["ours"],
+                med["trec_eval"],
+                "trec_eval (C binary, -q)",
+                "s",
+                "<= 1.50x",
+                med["ours"] <= 1.5 * med["trec_eval"],
+                f"median of {r['repeats']}",
+            )
+        )
+    else:
+        out.append(
+            row(
+                "qrels-lsp score vs trec_eval",
+                med["ours"],
+                None,
+                "trec_eval: not given (--trec-eval PATH)",
+                "s",
+                "<= 1.50x",
+                None,
+                "not measured",
+            )
+        )
+    return out
+
+
+def start_row(r: dict[str, Any]) -> dict[str, Any]:
+    o, b = r["ours_median_s"], r["bare_median_s"]
+    return row(
+        "server start -> initialize result, empty workspace",
+        o,
+        b,
+        "bare pygls 2 LanguageServer (python -c)",
+        "s",
+        "<= 1.20x",
+        o <= 1.2 * b,
+        f"median of {r['runs']} interleaved runs",
+    )
+
+
+def bm25_row(r: dict[str, Any]) -> list[dict[str, Any]]:
+    q = r["query_s"]
+    same = r["identical_top100"] and r["bit_identical_scores"]
+    return [
+        row(
+            f"BM25 top-100, 100 questions, {r['docs']:,}-doc corpus (per question)",
+            q["ours"],
+            q["rank_bm25"],
+            "rank_bm25 get_scores",
+            "s",
+            "<= 0.02x, identical scores",
+            same and q["ours"] / q["rank_bm25"] <= 0.02,
+            "identical top-100 and bit-identical scores" if same else "SCORES DIFFER",
+        ),
+        row(
+            "BM25 top-100, same workload",
+            q["ours"],
+            q["bm25s"],
+            "bm25s retrieve (speed only)",
+            "s",
+            "info",
+            None,
+        ),
+    ]
+
+
+def memory_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    ours = r["ours"]["peak_rss_mb"]
+    return [
+        row(
+            f"memory: {r['ours']['docs']:,}-doc corpus loaded + indexed (peak RSS)",
+            ours,
+            r["rank_bm25"]["peak_rss_mb"],
+            "rank_bm25 BM25Okapi on the same tokens",
+            "MB",
+            "< 1024 MB",
+            ours < 1024,
+            f"bm25s: {r['bm25s']['peak_rss_mb']:.0f} MB",
+        )
+    ]
+
+
+# -- output ---------------------------------------------------------------------------------------
+
+
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "s":
+        return f"{value * 1000:.1f} ms" if value < 1 else f"{value:.2f} s"
+    return f"{value:.0f} {unit}"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    head = ["workload", "ours", "peer", "ratio", "target", "result", "peer / notes"]
+    body = []
+    for r in rows:
+        verdict = (
+            "info"
+            if r["pass"] is None and r["target"] == "info"
+            else ("n/a" if r["pass"] is None else ("PASS" if r["pass"] else "FAIL"))
+        )
+        body.append(
+            [
+                r["workload"],
+                _fmt(r["ours"], r["unit"]),
+                _fmt(r["peer"], r["unit"]),
+                f"{r['ratio']:.3g}x" if r["ratio"] is not None else "-",
+                r["target"],
+                verdict,
+                r["peer_name"] + (f"; {r['note']}" if r["note"] else ""),
+            ]
+        )
+    return markdown(head, body)
+
+
+def markdown(head: list[str], body: list[list[str]]) -> str:
+    widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head))]
+    lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)) + " |"]
+    lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for b in body:
+        lines.append("| " + " | ".join(c.ljust(w) for c, w in zip(b, widths, strict=True)) + " |")
+    return "\n".join(lines)
+
+
+# -- main -----------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--trec-eval", type=Path, help="a trec_eval binary to compare `score` with")
+    p.add_argument("--edits", type=int, default=50, help="measured edits per server (default 50)")
+    p.add_argument("--opens", type=int, default=2, help="fresh servers timed for open (default 2)")
+    p.add_argument("--starts", type=int, default=20, help="start -> initialize runs (default 20)")
+    p.add_argument("--score-repeats", type=int, default=3)
+    p.add_argument(
+        "--edit-budget",
+        type=float,
+        default=330.0,
+        help="seconds per server's edit loop before it stops early (min 20 edits)",
+    )
+    p.add_argument("--skip", nargs="*", choices=BENCHES, default=[])
+    p.add_argument("--data", type=Path, default=DATA)
+    p.add_argument("--cache", type=Path, default=CACHE)
+    a = p.parse_args()
+    if a.trec_eval is not None and not os.access(a.trec_eval, os.X_OK):
+        p.error(f"--trec-eval {a.trec_eval} is not an executable")
+
+    t_start = time.perf_counter()
+    results_dir = HERE / "results"
+    results_dir.mkdir(exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    log_dir = results_dir / f"logs-{stamp}"
+    log_dir.mkdir()
+    node_prefix = a.cache / "node"
+    report: dict[str, Any] = {"machine": machine(), "peers": setup_peers(node_prefix)}
+    report["load_average_start"] = os.getloadavg()
+    benches = [b for b in BENCHES if b not in a.skip]
+    rows: list[dict[str, Any]] = []
+
+    def step(name: str) -> None:
+        print(f"[{time.perf_counter() - t_start:6.0f} s] {name}", file=sys.stderr, flush=True)
+
+    step("generating inputs")
+    gen: dict[str, Any] = {}
+    if "lsp" in benches:
+        meta = generate.golden_workspace(a.data / "golden")
+        gen["golden"] = {k: v for k, v in meta.items() if k != "edit_lines"}
+    if "score" in benches:
+        gen["trec"] = generate.trec_eval_pair(a.data / "trec")
+    if "memory" in benches:
+        gen["corpus_100k"] = generate.corpus_jsonl(a.data / "corpus-100k")
+    report["inputs"] = gen
+
+    if "start" in benches:
+        step("start -> initialize (ours, bare pygls)")
+        report["start"] = bench_lsp.start_times(a.starts)
+        rows.append(start_row(report["start"]))
+    if "lsp" in benches:
+        sessions = {}
+        for kind in ("ours", "yaml"):
+            step(f"editor session: {kind}")
+            sessions[kind] = bench_lsp.editor_session(
+                kind,
+                a.data / "golden",
+                meta,
+                node_prefix,
+                opens=a.opens,
+                edits=a.edits,
+                log_dir=log_dir,
+                time_budget_s=a.edit_budget,
+            )
+        report["lsp"] = sessions
+        rows[:0] = lsp_rows(sessions["ours"], sessions["yaml"])
+    if "score" in benches:
+        step("score (ours, pytrec_eval, trec_eval)")
+        trec = a.data / "trec"
+        report["score"] = bench_score.run(
+            trec / "qrels.txt", trec / "run.trec", a.trec_eval, a.score_repeats
+        )
+        rows += score_rows(report["score"], a.trec_eval is not None)
+    if "bm25" in benches:
+        step("BM25 top-100 (ours, rank_bm25, bm25s)")
+        report["bm25"] = bench_index.bm25_speed()
+        rows += bm25_row(report["bm25"])
+    if "memory" in benches:
+        step("index memory (ours, rank_bm25, bm25s)")
+        report["memory"] = bench_index.index_memory(a.data / "corpus-100k" / "corpus.jsonl")
+        rows += memory_rows(report["memory"])
+
+    report["rows"] = rows
+    report["load_average_end"] = os.getloadavg()
+    report["seconds"] = time.perf_counter() - t_start
+    text = table(rows)
+    report["table"] = text
+    out = results_dir / f"bench-{stamp}.json"
+    out.write_text(json.dumps(report, indent=2))
+    print(text)
+    print(
+        f"\n{report['machine']['nproc']} CPUs, Python {report['machine']['python']}, "
+        f"load average {report['load_average_start'][0]:.1f} -> {report['load_average_end'][0]:.1f}; "
+        f"{report['seconds'] / 60:.1f} min. Written to {out.relative_to(ROOT)}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
