@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from .conftest import ROOT, need, run, scratch_env
-from .expect import golden_lenses, key_lines, planted, score_json
+from .expect import golden_lenses, key_lines, planted, score_json, summary
 
 HERE = Path(__file__).resolve().parent
 VSCODE = ROOT / "editors" / "vscode"
@@ -138,6 +138,7 @@ def test_golden_set_lenses_problems_and_trec_highlighting(
         problems.append(code)
         problems.append(f"[Ln {line + 1}, Col")
     qr106_line = next(line for line, code in planted(text).items() if code == "QR106")
+    [hybrid] = [r for r in scores["runs"] if r["name"] == "hybrid"]
     shot = artefacts / "vscode.png"
     expect = {
         "golden": golden.name,
@@ -147,6 +148,7 @@ def test_golden_set_lenses_problems_and_trec_highlighting(
         "trec": "hybrid.trec",
         "trecFolder": "runs",
         "trecLanguage": "TREC run",
+        "trecLens": f"hybrid vs {golden.name} · {summary(hybrid)}",
     }
     rc, out, report, logs = launch(
         tools,

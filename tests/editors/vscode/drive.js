@@ -110,6 +110,10 @@ async function openFromExplorer(page, name, folder) {
         .filter((s) => s.textContent.trim() && !/dyn-rule|ced-|inlay/.test(s.className)) // inlay hints are decorations
         .map((s) => [s.textContent, s.className, getComputedStyle(s).color]);
     });
+    // its header lens: the run's means against the golden set that lists it
+    await page.waitForFunction(
+      (title) => [...document.querySelectorAll('.codelens-decoration')].some((e) => e.textContent.includes(title)),
+      EXPECT.trecLens, { timeout: T });
     await page.screenshot({ path: process.env.SHOT_TREC });
     lap('TREC run highlighted');
     code = 0;

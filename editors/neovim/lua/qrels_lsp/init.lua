@@ -111,10 +111,19 @@ function M.resolve_cmd(root)
     )
 end
 
+--- The project root: the nearest folder with a root marker, else the nearest folder holding a
+--- golden set (a TREC run names no golden set: the server finds it by the golden set's `runs:`),
+--- else the file's folder.
 local function root_of(bufnr)
-  local path = vim.api.nvim_buf_get_name(bufnr)
-  local found = vim.fs.find(M.options.root_markers, { path = vim.fs.dirname(path), upward = true })[1]
-  return found and vim.fs.dirname(found) or vim.fs.dirname(path)
+  local dir = vim.fs.dirname(vim.api.nvim_buf_get_name(bufnr))
+  local found = vim.fs.find(M.options.root_markers, { path = dir, upward = true })[1]
+  if found then
+    return vim.fs.dirname(found)
+  end
+  local golden = vim.fs.find(function(name)
+    return name:match("%.qrels%.ya?ml$") ~= nil
+  end, { path = dir, upward = true })[1]
+  return golden and vim.fs.dirname(golden) or dir
 end
 
 local function server_settings()
