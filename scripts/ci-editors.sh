@@ -92,6 +92,6 @@ export QRELS_CI_ARTEFACTS="${QRELS_CI_ARTEFACTS:-$ROOT/tests/editors/artefacts}"
 mkdir -p "$QRELS_CI_ARTEFACTS"
 cd "$ROOT"
 rc=0
-"$PY" -m pytest tests/editors -p no:cacheprovider -o addopts="" -q -rs || rc=$?
+"$PY" -m pytest tests/editors -p no:cacheprovider -o addopts="" -q -rfs || rc=$?
 lap "editor suite finished (exit $rc)"
 exit $rc

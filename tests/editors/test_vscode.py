@@ -154,7 +154,8 @@ def test_golden_set_lenses_problems_and_trec_highlighting(
         tools,
         tmp_path / "cs",
         workspace,
-        {"qrels.server.command": [server_bin, "serve"]},
+        # the baseline run is off (score's JSON has none): also shows that qrels.* settings arrive
+        {"qrels.server.command": [server_bin, "serve"], "qrels.bm25_baseline": False},
         expect,
         {"SHOT": shot, "SHOT_TREC": artefacts / "vscode-trec.png"},
     )
@@ -164,6 +165,7 @@ def test_golden_set_lenses_problems_and_trec_highlighting(
     seen = "\n".join(report["lenses"])
     for title in lens_titles:
         assert title in seen
+    assert "baseline" not in seen
     assert report["squiggles"] >= 1
     rows = "\n".join(report["problems"])
     for line, code in planted(text).items():

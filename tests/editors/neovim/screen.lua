@@ -10,7 +10,7 @@ vim.o.signcolumn = "yes"
 vim.o.laststatus = 2
 vim.o.shortmess = vim.o.shortmess .. "I"
 vim.diagnostic.config({ virtual_text = true, severity_sort = true })
-require("qrels_lsp").setup({ cmd = { os.getenv("QRELS_LSP_BIN"), "serve" } })
+require("qrels_lsp").setup({ cmd = { os.getenv("QRELS_LSP_BIN"), "serve" }, settings = { bm25_baseline = false } })
 vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("QRELS_GOLDEN")))
 local line = tonumber(os.getenv("QRELS_TOP") or "1")
 vim.cmd("normal! " .. line .. "Gzt")
