@@ -11,12 +11,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from spawn import run_measured  # noqa: E402
 
 MEMORY_SCRIPT = """
 import json, resource, sys, time
@@ -49,6 +52,7 @@ print(json.dumps({
     "docs": n,
     "seconds": time.perf_counter() - t0,
     "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "vm_hwm_mb": int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024,
 }))
 """
 
@@ -57,16 +61,25 @@ def _last_json(stdout: str) -> dict[str, Any]:
     return dict(json.loads(stdout.strip().splitlines()[-1]))
 
 
+def _measured(cmd: list[str]) -> dict[str, Any]:
+    """The JSON a measuring subprocess prints, started from a small launcher so that its own
+    ``ru_maxrss`` is not inflated by this (possibly large) process (see ``spawn.py``)."""
+    with tempfile.TemporaryDirectory(prefix="qrels-bench-index-") as tmp:
+        out = Path(tmp) / "stdout"
+        r = run_measured(cmd, out)
+        if r["exit"] != 0:
+            raise RuntimeError(f"{' '.join(cmd[-3:])} exited with {r['exit']}")
+        result = _last_json(out.read_text())
+    result["launcher_peak_rss_mb"] = r["peak_rss_mb"]
+    return result
+
+
 def bm25_speed(workload: str = "gen-50k") -> dict[str, Any]:
     by_system: dict[str, dict[str, Any]] = {}
     for system in ("ours", "rank_bm25", "bm25s"):
-        proc = subprocess.run(
-            [sys.executable, str(HERE / "bench_bm25.py"), "--one", workload, system],
-            capture_output=True,
-            text=True,
-            check=True,
+        by_system[system] = _measured(
+            [sys.executable, str(HERE / "bench_bm25.py"), "--one", workload, system]
         )
-        by_system[system] = _last_json(proc.stdout)
     ours, ref = by_system["ours"], by_system["rank_bm25"]
     same_top = ours.pop("tops") == ref.pop("tops")
     same_scores = ours.pop("scores_of_top") == ref.pop("scores_of_top")
@@ -87,20 +100,11 @@ def bm25_speed(workload: str = "gen-50k") -> dict[str, Any]:
 def index_memory(corpus: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for system in ("ours", "rank_bm25", "bm25s"):
-        proc = subprocess.run(
-            [sys.executable, "-c", MEMORY_SCRIPT, system, str(corpus)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        out[system] = _last_json(proc.stdout)
+        out[system] = _measured([sys.executable, "-c", MEMORY_SCRIPT, system, str(corpus)])
     return out
 
 
 if __name__ == "__main__":
-    import tempfile
-
-    sys.path.insert(0, str(HERE))
     from generate import corpus_jsonl
 
     data = Path(tempfile.gettempdir()) / "qrels-lsp-bench" / "data" / "corpus-100k"

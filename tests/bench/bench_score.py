@@ -11,19 +11,20 @@ per query and their means, and writes them to stdout:
 - trec_eval (when given): ``trec_eval -q -m recall.10 -m P.10 -m recip_rank -m ndcg_cut.10 -m map``
 
 Runs are interleaved, R times each (median reported); stdout goes to a file; wall time is spawn ->
-exit, peak RSS from ``wait4``. Our means must equal pytrec_eval's.
+exit, peak RSS from ``wait4`` in a small launcher (see ``spawn.py``). Our means must equal pytrec_eval's.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from spawn import run_measured
 
 OURS_METRICS = "recall@10,precision@10,mrr,ndcg@10,map"
 PYTREC_MEASURES = ["recall.10", "P.10", "recip_rank", "ndcg_cut.10", "map"]
@@ -90,14 +91,9 @@ def commands(qrels: Path, run: Path, trec_eval: Path | None) -> dict[str, list[s
 
 
 def timed(cmd: list[str], stdout: Path) -> tuple[float, float, int]:
-    """(wall seconds spawn -> exit, peak RSS MB, exit status)."""
-    with stdout.open("wb") as out:
-        t0 = time.perf_counter()
-        dup = [(os.POSIX_SPAWN_DUP2, out.fileno(), 1)]
-        pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=dup)
-        _, status, usage = os.wait4(pid, 0)
-        wall = time.perf_counter() - t0
-    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    """(wall seconds spawn -> exit, peak RSS MB, exit status), through a small launcher."""
+    r = run_measured(cmd, stdout)
+    return r["wall_s"], r["peak_rss_mb"], r["exit"]
 
 
 def run(qrels: Path, run_path: Path, trec_eval: Path | None, repeats: int = 3) -> dict[str, Any]:

@@ -152,7 +152,7 @@ class Client:
                 if left <= 0 or self.closed:
                     raise TimeoutError(f"no response to request {rid}")
                 self._cond.wait(left)
-            return self.responses[rid]
+            return self.responses.pop(rid)  # large results (10k lenses) are not kept
 
     def call(self, method: str, params: Any, timeout: float = 120.0) -> Any:
         rid, _ = self.request(method, params)
