@@ -19,7 +19,7 @@ from . import __version__
 if TYPE_CHECKING:
     from .core.config import Config
     from .core.findings import Finding
-    from .core.project import Analysis, Project, RunResult
+    from .core.project import Analysis, Project, QrelsContext, RunResult
 
 
 class UsageError(Exception):
@@ -65,7 +65,17 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("-l", "--relevance-level", type=int, help="minimum grade that is relevant")
     s.add_argument("--format", choices=["table", "json", "markdown", "trec"], default="table")
     s.add_argument("--config", type=Path)
+    s.add_argument(
+        "--baseline", choices=["bm25"], help="also score a BM25 run over the golden set's corpus"
+    )
     s.set_defaults(func=cmd_score)
+
+    b = sub.add_parser("bm25", help="export the BM25 baseline of a golden set as a TREC run")
+    b.add_argument("golden", type=Path, help="a golden set (or qrels file) with a corpus")
+    b.add_argument("-o", "--output", type=Path, required=True, help="the TREC run to write")
+    b.add_argument("--depth", type=int, default=100, help="documents per query (default 100)")
+    b.add_argument("--config", type=Path)
+    b.set_defaults(func=cmd_bm25)
 
     v = sub.add_parser(
         "convert", help="golden set <-> TREC qrels (+ topics), run YAML <-> TREC run"
@@ -166,17 +176,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 (str(path), "", [finding("QR006", Span(0, 0), f"Cannot read: {message}.")])
             )
             continue
-        found: list[Finding] = []
-        if message:
-            at = text.find("\ufffd")
-            found.append(
-                finding(
-                    "QR006",
-                    Span(max(at, 0), max(at, 0) + 1),
-                    f"{message}.",
-                    severity=Severity.WARNING,
-                )
-            )
+        found: list[Finding] = []  # undecodable bytes: analyse() points at the first U+FFFD
         analysis = project.analyse(path, with_runs=False)
         if analysis is None:
             if path in explicit:
@@ -281,11 +281,16 @@ def cmd_score(args: argparse.Namespace) -> int:
     for p in run_paths:
         if not p.exists():
             raise UsageError(f"run {p} does not exist")
-    if not run_paths:
+    if not run_paths and not args.baseline:
         raise UsageError(
             f"no runs: name them after {args.golden}, or list them under `runs:` in it"
         )
     results = [project.score_run(ctx, p, fast=True) for p in run_paths]
+    if args.baseline:
+        base = project.baseline(ctx, build=True)
+        if base is None:
+            raise UsageError(f"--baseline bm25 needs a corpus: {_corpus_problem(ctx)}")
+        results.append(base)
     for r in results:
         if r.error:
             print(f"qrels-lsp score: {r.path}: {r.error}", file=sys.stderr)
@@ -367,6 +372,41 @@ def _notes(r: RunResult) -> list[str]:
     return out
 
 
+def _corpus_problem(ctx: QrelsContext) -> str:
+    from .core.corpus import CorpusError
+
+    if ctx.corpus_path is None:
+        return "the golden set names none (`corpus:`)"
+    if isinstance(ctx.corpus, CorpusError):
+        return f"{ctx.corpus_path}: {ctx.corpus.message}"
+    return f"{ctx.corpus_path} could not be indexed"
+
+
+def cmd_bm25(args: argparse.Namespace) -> int:
+    from .core.baseline import baseline_trec
+    from .core.corpus import Corpus
+    from .core.model import Qrels
+    from .core.project import Project
+
+    if args.depth < 1:
+        raise UsageError("--depth must be a positive integer")
+    if not args.golden.exists():
+        raise UsageError(f"{args.golden} does not exist")
+    project = Project(_config(args.config, args.golden), progress=_progress())
+    kind, _text, model, error = project.load(args.golden)
+    if not isinstance(model, Qrels) or kind is None:
+        raise UsageError(
+            f"{args.golden} is not a golden set or qrels file ({error or kind or 'unknown format'})"
+        )
+    ctx = project.context(args.golden, kind, model)
+    index = project.indexes.build(ctx.corpus) if isinstance(ctx.corpus, Corpus) else None
+    if index is None:
+        raise UsageError(f"no corpus to search: {_corpus_problem(ctx)}")
+    args.output.write_text(baseline_trec(model, index, args.depth), encoding="utf-8")
+    print(f"wrote {args.output}: {len(model.queries)} queries, depth {args.depth}", file=sys.stderr)
+    return 0
+
+
 # -- convert ------------------------------------------------------------------------------------
 
 
@@ -440,7 +480,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     root = Path(__file__).with_name("examples")
     golden = root / "support.qrels.yaml"
-    project = Project(Config(root=root), progress=_progress())
+    project = Project(Config(root=root), progress=_progress(), build_indexes=True)
     analysis = project.analyse(golden)
     assert analysis is not None and analysis.context is not None
     ctx = analysis.context

@@ -74,9 +74,13 @@ async def client(
         return None
 
     caps = client_capabilities(request.param)
+    # The BM25 baseline run has its own tests (test_baseline.py); here the runs are the files'.
+    settings = {"bm25_baseline": False}
+    lsp_client.set_configuration(settings, section="qrels")
     await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=caps,
+            initialization_options={"qrels": settings},
             root_uri=workspace_root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=workspace_root.as_uri(), name="ws")],
         )

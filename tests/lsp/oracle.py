@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytrec_eval
 import yaml
+from qrels_lsp.core.bm25 import tokenize
+from qrels_lsp.core.corpus import Corpus
+from rank_bm25 import BM25Okapi
 
 
 def golden_qrels(path: Path) -> tuple[dict[str, dict[str, int]], set[str], int]:
@@ -65,3 +69,20 @@ def per_query(
         got = res.get(q, {})
         out[q] = {f"recall@{k}": got.get(f"recall_{k}", 0.0), "mrr": got.get("recip_rank", 0.0)}
     return out
+
+
+def bm25_run(corpus: Corpus, questions: dict[str, str], depth: int) -> dict[str, dict[str, float]]:
+    """rank_bm25's get_scores over every document; the top ``depth`` with a query term."""
+    ids = list(corpus.ids)
+    docs = [
+        tokenize(doc.searchable_text) for doc in (corpus.get(i) for i in ids) if doc is not None
+    ]
+    bm25 = BM25Okapi(docs)
+    run = {}
+    for qid, question in questions.items():
+        q = tokenize(question)
+        scores = bm25.get_scores(q)
+        has_term = np.array([any(t in bm25.doc_freqs[i] for t in q) for i in range(len(ids))])
+        order = sorted((i for i in range(len(ids)) if has_term[i]), key=lambda i: (-scores[i], i))
+        run[qid] = {ids[i]: float(scores[i]) for i in order[:depth]}
+    return run

@@ -318,6 +318,11 @@ def _load_file_into(
         size = path.stat().st_size
     except OSError as exc:
         return CorpusError(f"cannot access corpus file {path}: {exc.strerror or exc}")
+    # A binary file (a disk image, a 2 GB sparse file) is refused from its first bytes, before
+    # up to `limit` (512 MiB) of it is read and decoded for nothing.
+    head, problem = _read_regular(path, 8192)
+    if head is not None and b"\0" in head:
+        return CorpusError(f"corpus file {path}: a binary file (it holds NUL bytes), not a corpus")
     data, problem = _read_regular(path, limit)
     if data is None:
         return CorpusError(f"corpus file {path}: {problem}")

@@ -29,6 +29,15 @@ def describe_mode(st: os.stat_result) -> str:
     return "not a regular file"
 
 
+def resolve(path: Path) -> Path:
+    """``path.resolve()``, except that a symlink loop (``a -> b -> a``) is not an exception: the
+    absolute path is kept, and reading it later fails with a message instead."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: "Symlink loop" before Python 3.13
+        return Path(os.path.abspath(path))
+
+
 def read_regular(path: Path, limit: int) -> tuple[bytes | None, str | None]:
     """At most ``limit`` bytes of a regular file, or why not.
 
@@ -63,6 +72,11 @@ def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> tuple[str | None, str 
 
     With a text, the message (if any) is a decoding problem worth reporting (invalid UTF-8).
     """
+    try:  # a file known to be too large is not read at all (a FIFO's size is 0: refused below)
+        if os.stat(path).st_size > limit:
+            return None, f"larger than {limit // MiB} MiB"
+    except OSError:
+        pass  # read_regular says why
     data, error = read_regular(path, limit + 1)
     if data is None:
         return None, error

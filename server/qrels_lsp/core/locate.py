@@ -148,6 +148,17 @@ def query_span(model: Qrels | Run, qid: str) -> Span | None:
     return entry.span if entry is not None else None
 
 
+def rank_in(rankings: dict[str, list[str]], qid: str, doc_id: str) -> int | None:
+    """1-based rank of ``doc_id`` in a scored ranking (RunResult.rankings); None if absent."""
+    ranking = rankings.get(qid)
+    if ranking is None:
+        return None
+    try:
+        return ranking.index(doc_id) + 1
+    except ValueError:
+        return None
+
+
 def rank_of(run: Run | None, qid: str, doc_id: str) -> int | None:
     """Evaluation rank (1-based, trec_eval's order) of ``doc_id`` for ``qid``; None if absent."""
     if run is None:

@@ -13,15 +13,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .baseline import BASELINE_NAME, BaselineCache
 from .checks import CorpusState, check_golden, check_run
 from .config import Config, QrelsBinding
 from .corpus import Corpus, CorpusError, load_corpus
-from .files import read_text
-from .findings import Finding, finding
+from .files import read_text, resolve
+from .findings import Finding, Severity, finding
+from .indexes import IndexCache
 from .kinds import FileKind, kind_of, parse_as
 from .metrics import Evaluation, Metric, default_metrics, evaluate, parse_metric
 from .model import Qrels, Run
 from .suppress import apply_suppressions
+from .text import Span
 from .trec import (
     Topics,
     parse_queries_jsonl,
@@ -31,6 +34,7 @@ from .trec import (
 )
 
 Reader = Callable[[Path], tuple[str | None, str | None]]
+NOT_A_RUN = "is not a run file"
 Progress = Callable[[str, int, int], None]
 
 
@@ -40,9 +44,11 @@ class RunResult:
 
     path: Path
     name: str
-    run: Run | None  # None when the file could not be read
+    run: Run | None  # None when the file could not be read, was read fast, or is the baseline
     evaluation: Evaluation
     error: str | None = None
+    rankings: dict[str, list[str]] = field(default_factory=dict)  # qid -> ids, evaluation order
+    baseline: bool = False  # the BM25 baseline, computed from the corpus, not read from a file
 
 
 @dataclass(slots=True)
@@ -95,9 +101,16 @@ class Project:
         progress: Progress | None = None,
         *,
         lens_metrics: bool = False,
+        indexes: IndexCache | None = None,
+        build_indexes: bool = False,
     ) -> None:
         self.config = config
         self.lens_metrics = lens_metrics  # always compute recall@k and mrr (the lenses' numbers)
+        self.indexes = indexes if indexes is not None else IndexCache()
+        self.build_indexes = (
+            build_indexes  # the CLI builds BM25 indexes when asked; the editor warms them
+        )
+        self._baselines = BaselineCache()
         self.read = read
         self.progress = progress
         self._parsed: dict[Path, tuple[str, Qrels | Run]] = {}
@@ -108,7 +121,7 @@ class Project:
     # -- caches -------------------------------------------------------------------------------
     def forget(self, path: Path) -> None:
         """A file changed: drop what was derived from it."""
-        path = path.resolve()
+        path = resolve(path)
         self._parsed.pop(path, None)
         self._topics.pop(path, None)
         for root in list(self._corpora):
@@ -117,7 +130,7 @@ class Project:
         self._golden_files = None
 
     def parsed(self, path: Path, kind: FileKind, text: str) -> Qrels | Run:
-        path = path.resolve()
+        path = resolve(path)
         hit = self._parsed.get(path)
         if hit is not None and hit[0] == text:
             return hit[1]
@@ -138,7 +151,7 @@ class Project:
         return kind, text, self.parsed(path, kind, text), None
 
     def corpus(self, path: Path) -> Corpus | CorpusError:
-        path = path.resolve()
+        path = resolve(path)
         if path not in self._corpora:
             progress = self.progress
             callback = (
@@ -148,7 +161,7 @@ class Project:
         return self._corpora[path]
 
     def topics(self, path: Path) -> Topics:
-        path = path.resolve()
+        path = resolve(path)
         if path not in self._topics:
             text, _ = self.read(path)
             name = path.name.lower()
@@ -165,7 +178,7 @@ class Project:
 
     # -- the graph ----------------------------------------------------------------------------
     def binding(self, path: Path) -> QrelsBinding | None:
-        resolved = path.resolve()
+        resolved = resolve(path)
         return next((b for b in self.config.qrels if b.path == resolved), None)
 
     def golden_files(self) -> list[Path]:
@@ -177,15 +190,15 @@ class Project:
                 for pattern in self.config.golden:
                     found.extend(Path(p) for p in glob.glob(str(root / pattern), recursive=True))
             found.extend(b.path for b in self.config.qrels)
-            self._golden_files = sorted({p.resolve() for p in found})
+            self._golden_files = sorted({resolve(p) for p in found})
         return self._golden_files
 
     def context(self, path: Path, kind: FileKind, qrels: Qrels) -> QrelsContext:
-        folder = path.resolve().parent
+        folder = resolve(path).parent
         binding = self.binding(path)
         corpus_path: Path | None = None
         if qrels.corpus is not None:
-            corpus_path = (folder / qrels.corpus.value).resolve()
+            corpus_path = resolve(folder / qrels.corpus.value)
         elif binding is not None and binding.corpus is not None:
             corpus_path = binding.corpus
         k = qrels.k or (binding.k if binding else None) or self.config.k
@@ -202,7 +215,7 @@ class Project:
         if self.lens_metrics:
             metrics += [m for m in (Metric("recall", k), Metric("mrr")) if m not in metrics]
         return QrelsContext(
-            path=path.resolve(),
+            path=resolve(path),
             kind=kind,
             qrels=qrels,
             k=k,
@@ -215,9 +228,9 @@ class Project:
 
     def golden_of(self, run_path: Path, run: Run) -> tuple[Path | None, str | None]:
         """The golden set a run answers: its ``qrels:``, the config, or a golden set listing it."""
-        resolved = run_path.resolve()
+        resolved = resolve(run_path)
         if run.qrels is not None:
-            target = (resolved.parent / run.qrels.value).resolve()
+            target = resolve(resolved.parent / run.qrels.value)
             if not target.is_file() and self.read(target)[0] is None:
                 return None, f"`qrels: {run.qrels.value}` does not exist (looked for {target})."
             return target, None
@@ -247,7 +260,7 @@ class Project:
         kind, _text, model, error = self.load(path)
         run = model if isinstance(model, Run) else None
         if run is None and error is None:
-            error = f"{path.name} is not a run file ({kind or 'unknown format'})"
+            error = f"{path.name} {NOT_A_RUN} ({kind or 'unknown format'})"
         return self._scored(ctx, path, run, run.ranked_ids() if run is not None else {}, error)
 
     def _scored(
@@ -265,7 +278,27 @@ class Project:
             level=ctx.level,
             unanswerable=ctx.qrels.unanswerable(),
         )
-        return RunResult(path.resolve(), run_name(path, run), run, evaluation, error)
+        return RunResult(resolve(path), run_name(path, run), run, evaluation, error, rankings)
+
+    def baseline(self, ctx: QrelsContext, *, build: bool = False) -> RunResult | None:
+        """The BM25 baseline of a golden set with a corpus; None while its index is not ready
+        (the editor builds it in the background; ``build`` builds it now, for the CLI)."""
+        if not isinstance(ctx.corpus, Corpus):
+            return None
+        index = self.indexes.get(ctx.corpus)
+        if index is None and build:
+            index = self.indexes.build(ctx.corpus)
+        if index is None:
+            return None
+        rankings = self._baselines.rankings(ctx.qrels, index)
+        evaluation = evaluate(
+            ctx.qrels.grades(),
+            rankings,
+            ctx.metrics,
+            level=ctx.level,
+            unanswerable=ctx.qrels.unanswerable(),
+        )
+        return RunResult(ctx.path, BASELINE_NAME, None, evaluation, None, rankings, baseline=True)
 
     def analyse(self, path: Path, *, with_runs: bool = True) -> Analysis | None:
         """Findings (suppressed as configured) and numbers for one file; None if not ours."""
@@ -278,10 +311,17 @@ class Project:
             own = self.context(path, kind, model)
             found = list(model.findings) + check_golden(model, text, own.corpus, level=own.level)
             runs = [self.score_run(own, p) for p in own.run_paths] if with_runs else []
-            folder = path.resolve().parent
+            if with_runs and self.config.bm25_baseline:
+                base = self.baseline(own, build=self.build_indexes)
+                if base is not None:
+                    runs.append(base)
+            folder = resolve(path).parent
             for ref in model.runs:
-                if not _expand(folder, [ref.value]):
+                hits = _expand(folder, [ref.value])
+                if not hits:
                     found.append(finding("QR111", ref.span, f"No run file matches `{ref.value}`."))
+                found += _unscored(ref.value, ref.span, [r for r in runs if r.path in hits])
+            found += _replacement_characters(text)
             return Analysis(path, kind, text, self._suppress(found, text), model, own, runs)
         golden_path, reason = self.golden_of(path, model)
         ctx: QrelsContext | None = None
@@ -299,11 +339,41 @@ class Project:
             unbound_reason=reason,
         )
         runs = [self.score_run(ctx, path)] if ctx is not None else []
+        found += _replacement_characters(text)
         return Analysis(path, kind, text, self._suppress(found, text), model, ctx, runs)
 
     def _suppress(self, found: list[Finding], text: str) -> list[Finding]:
         kept = apply_suppressions(found, text, self.config.ignore)
         return sorted(kept, key=lambda f: (f.span.start, f.code))
+
+
+def _unscored(pattern: str, span: Span, results: list[RunResult]) -> list[Finding]:
+    """A `runs:` entry whose file could not be read (a FIFO, a device, too large, unreadable)
+    is said so where it is written, not scored as zeros in silence. A glob matching a file that
+    is not a run (a README beside the runs) is no mistake; naming one outright is."""
+    out = []
+    for r in results:
+        if r.error is None or (glob.has_magic(pattern) and NOT_A_RUN in r.error):
+            continue
+        out.append(finding("QR111", span, f"`{pattern}`: {r.path.name} is not scored: {r.error}."))
+    return out
+
+
+def _replacement_characters(text: str) -> list[Finding]:
+    """U+FFFD is what undecodable bytes become (on disk, or in the editor that read the file):
+    an id holding it matches nothing, so the first one is pointed at."""
+    at = text.find("\ufffd")
+    if at == -1:
+        return []
+    return [
+        finding(
+            "QR006",
+            Span(at, at + 1),
+            "U+FFFD (the replacement character) here: the file's bytes were not valid UTF-8 "
+            "where it was read, and text holding it matches nothing. Save the file as UTF-8.",
+            severity=Severity.WARNING,
+        )
+    ]
 
 
 def _attach_topics(qrels: Qrels, topics: Topics) -> None:
@@ -319,7 +389,7 @@ def _expand(base: Path, patterns: list[str]) -> list[Path]:
         full = pattern if Path(pattern).is_absolute() else str(base / pattern)
         hits = sorted(glob.glob(full, recursive=True)) if glob.has_magic(pattern) else [full]
         for hit in hits:
-            p = Path(hit).resolve()
+            p = resolve(Path(hit))
             if p not in out and (glob.has_magic(pattern) or p.exists()):
                 out.append(p)
     return out

@@ -10,7 +10,7 @@ editor keeps its diagnostics and lenses for the part above the cursor.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import yaml
 from yaml.resolver import Resolver
@@ -147,7 +147,42 @@ def parse_yaml(text: str) -> YamlDoc:
     """Parse the first document of ``text`` into a tree; never raises.
 
     Anchors, aliases and explicit tags are reported (QR002) and left unexpanded and unconstructed.
+    A leading BOM (which an editor may send) is skipped by libyaml without being counted in its
+    marks, so the text is parsed without it and every span shifted back over it.
     """
+    if text.startswith("\ufeff"):
+        return _shifted(_parse_yaml(text[1:]), 1)
+    return _parse_yaml(text)
+
+
+def _shifted(doc: YamlDoc, delta: int) -> YamlDoc:
+    stack: list[YNode] = [doc.root] if doc.root is not None else []
+    while stack:
+        node = stack.pop()
+        node.span = node.span.shifted(delta)
+        if isinstance(node, YScalar) and node.quoted_span is not None:
+            node.quoted_span = node.quoted_span.shifted(delta)
+        elif isinstance(node, YMap):
+            for k, v in node.items:
+                stack.extend((k, v))
+        elif isinstance(node, YSeq):
+            stack.extend(node.items)
+    findings = [replace(f, span=f.span.shifted(delta)) for f in doc.findings]
+    return YamlDoc(doc.root, findings, doc.complete)
+
+
+def _reader_error_span(text: str, exc: yaml.YAMLError) -> Span:
+    """Where a reader error (a control character such as NUL) is: libyaml counts UTF-8 bytes."""
+    position = getattr(exc, "position", None)
+    if not isinstance(position, int):
+        return Span(0, min(1, len(text)))
+    if _Loader is not yaml.SafeLoader:
+        position = len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "ignore"))
+    position = max(0, min(position, len(text)))
+    return Span(position, min(position + 1, len(text)))
+
+
+def _parse_yaml(text: str) -> YamlDoc:
     findings: list[Finding] = []
     stack: list[YMap | YSeq] = []
     pending_key: list[YNode | None] = []
@@ -221,9 +256,9 @@ def parse_yaml(text: str) -> YamlDoc:
         end = len(text)
         for open_node in stack:
             open_node.span = Span(open_node.span.start, max(open_node.span.start, end))
-    except yaml.YAMLError as exc:  # a reader error without a mark
+    except yaml.YAMLError as exc:  # a reader error: located by its position, not a mark
         complete = False
-        findings.append(finding("QR001", Span(0, min(1, len(text))), f"YAML: {exc}"))
+        findings.append(finding("QR001", _reader_error_span(text, exc), f"YAML: {exc}"))
     return YamlDoc(root, findings, complete)
 
 

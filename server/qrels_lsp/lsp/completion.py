@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from ..core.completion import Completions, IndexCache, Request, complete
+from ..core.completion import Completions, Request, complete
 from ..core.corpus import Corpus
+from ..core.indexes import IndexCache
 from ..core.model import Qrels, Run
 from ..core.project import Analysis
 from .convert import Positions
@@ -76,7 +77,7 @@ def completion_list(result: Completions, pos: Positions, markdown: bool) -> type
 
 
 def register(server: QrelsServer) -> None:
-    indexes = IndexCache()
+    indexes = server.session.indexes
     builds: set[asyncio.Future[Any]] = set()
 
     def warm(corpus: Corpus) -> None:
@@ -90,6 +91,7 @@ def register(server: QrelsServer) -> None:
         future = asyncio.ensure_future(server.session.run(lambda: indexes.build(corpus, progress)))
         builds.add(future)
         future.add_done_callback(builds.discard)
+        future.add_done_callback(lambda _: server.session.reanalyse_open())  # the baseline lenses
 
     def on_analysis(uri: str, analysis: Analysis) -> None:
         corpus = corpus_of(analysis)

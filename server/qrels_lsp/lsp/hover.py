@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..core.corpus import Corpus, CorpusError
-from ..core.locate import Target, family, locate, rank_of
+from ..core.locate import Target, family, locate, rank_in
 from ..core.model import Qrels, Run
 from ..core.present import (
     document_hover,
@@ -47,7 +47,7 @@ def hover_text(project: Project, analysis: Analysis, target: Target) -> str | No
         rankings = [
             (r.name, r.model.ranked_ids().get(target.qid) if isinstance(r.model, Run) else None)
             for r in runs
-        ]
+        ] + [(r.name, r.rankings.get(target.qid)) for r in analysis.runs if r.baseline]
         return query_hover(ctx, query, rankings)
     assert target.doc_id is not None and target.qid is not None
     doc_id = target.doc_id
@@ -71,7 +71,9 @@ def hover_text(project: Project, analysis: Analysis, target: Target) -> str | No
             text += "\n\n" + retrieval_note(target.qid, target.rank, grade, ctx.level)
     elif target.kind == "judged":
         ranks = [
-            (r.name, rank_of(r.run, target.qid, doc_id)) for r in analysis.runs if r.run is not None
+            (r.name, rank_in(r.rankings, target.qid, doc_id))
+            for r in analysis.runs
+            if r.run is not None or r.baseline
         ]
         text += "\n\n" + ranks_note(target.qid, ranks)
     return text

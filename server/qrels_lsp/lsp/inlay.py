@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..core.locate import in_range, rank_of
+from ..core.locate import in_range, rank_in
 from ..core.model import Qrels, Run
 from ..core.present import judgment_label, rank_label
 from ..core.project import Analysis
@@ -38,13 +38,13 @@ def hint_items(analysis: Analysis, window: Span) -> list[tuple[int, str]]:
                     out.append((doc.span.end, judgment_label(grades.get(doc.doc_id), ctx.level)))
         return sorted(out)
     assert isinstance(model, Qrels)
-    scored = [r for r in analysis.runs if r.run is not None]
+    scored = [r for r in analysis.runs if r.run is not None or r.baseline]
     for qid, query in model.queries.items():
         for j in query.judgments:
             if not in_range(j.span, window):
                 continue
             for r in scored:
-                out.append((j.span.end, rank_label(rank_of(r.run, qid, j.doc_id), r.name)))
+                out.append((j.span.end, rank_label(rank_in(r.rankings, qid, j.doc_id), r.name)))
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.lsp.server import LanguageServer
 
 from ..core.model import Qrels, Run
 from ..core.present import (
@@ -76,8 +77,12 @@ def register(server: QrelsServer) -> None:
             lenses.append(types.CodeLens(range=pos.range(span), command=command))
         return lenses
 
+    # pygls evaluates a command handler's annotations at call time (to convert the arguments),
+    # in this module's globals: `QrelsServer` is imported for type checking only, so annotating
+    # `ls` with it made every executeCommand fail with InvalidParams. The closure's `server` is
+    # the same object, typed.
     @server.command(EXPLAIN_COMMAND)
-    async def explain(ls: QrelsServer, args: dict[str, Any]) -> str:
+    async def explain(ls: LanguageServer, args: dict[str, Any]) -> str:
         """What a lens's numbers are made of: the same table as the hover, as a message."""
         from pathlib import Path
 
@@ -85,14 +90,16 @@ def register(server: QrelsServer) -> None:
 
         path = Path(str(args.get("path", "")))
         qid = str(args.get("qid", ""))
-        analysis = await ls.session.analysis(uri_of(path))
+        analysis = await server.session.analysis(uri_of(path))
         if analysis is None or analysis.context is None:
             return ""
         ctx = analysis.context
         query = ctx.qrels.queries.get(qid)
         if query is None:
             return ""
-        runs = [(r.name, (r.run.ranked_ids().get(qid) if r.run else None)) for r in analysis.runs]
+        runs = [(r.name, r.rankings.get(qid)) for r in analysis.runs]
         text = query_hover(ctx, query, runs)
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=text))
+        server.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Info, message=text)
+        )
         return text

@@ -302,6 +302,8 @@ async def _pull_settings(ls: QrelsServer) -> None:
 
 
 def _apply_settings(ls: QrelsServer, settings: Any) -> None:
+    if settings is None or settings == []:  # Lua's empty table arrives as [] (Neovim)
+        settings = {}
     if not isinstance(settings, dict):
         ls.window_show_message(
             types.ShowMessageParams(
@@ -318,12 +320,18 @@ def _apply_settings(ls: QrelsServer, settings: Any) -> None:
 
 
 def _publish_config_findings(ls: QrelsServer) -> None:
-    """A broken qrels-lsp.toml is a diagnostic on that file, even when it is not open."""
+    """A broken qrels-lsp.toml is a diagnostic on that file, even when it is not open; called
+    at startup and whenever the configuration is reloaded (so fixing the file clears them)."""
     source = ls.session.config.source
     if source is None:
         return
     uri = uri_of(source)
-    text = ls.session._read(source)[0] or ""
+    text = ls.session._read(source)[0]
+    if text is None:  # refused as binary (a NUL byte): locate in the text the config parser read
+        try:
+            text = source.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
     pos = ls.session.positions(uri, text)
     diags = [diagnostic(f, pos, uri, {}) for f in ls.session.config.findings]
     if diags or uri in ls._published:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.config import Config, config_from_mapping, load_config
 from ..core.files import read_text
+from ..core.indexes import IndexCache
 from ..core.kinds import kind_by_name
 from ..core.project import Analysis, Project
 from .convert import Positions, encoding_of, path_of, uri_of
@@ -55,7 +56,8 @@ class Session:
         self.file_config = Config()
         self.settings: dict[str, Any] = {}
         self.config = Config()
-        self.project = Project(self.config, self._read, self._progress, lens_metrics=True)
+        self.indexes = IndexCache()  # BM25 indexes outlive configuration changes
+        self.project = self._new_project()
         self.snapshots: dict[str, Snapshot] = {}
         self.failures: dict[str, int] = {}
         self._pending: dict[str, asyncio.Task[None]] = {}
@@ -85,9 +87,14 @@ class Session:
         )
         problems = [f.message for f in merged.findings]
         self.config = replace(merged, findings=base.findings)
-        self.project = Project(self.config, self._read, self._progress, lens_metrics=True)
+        self.project = self._new_project()
         self.snapshots.clear()
         return problems
+
+    def _new_project(self) -> Project:
+        return Project(
+            self.config, self._read, self._progress, lens_metrics=True, indexes=self.indexes
+        )
 
     # -- documents ------------------------------------------------------------------------
     def _read(self, path: Path) -> tuple[str | None, str | None]:
@@ -147,17 +154,27 @@ class Session:
         return Snapshot(version, analysis)
 
     async def analysis(self, uri: str) -> Analysis | None:
-        """The analysis of the document's current version, computed now if need be."""
-        snapshot = self.snapshots.get(uri)
-        if snapshot is not None and snapshot.version == self.version(uri):
+        """The analysis of the document's current version, computed now if need be.
+
+        A document edited while it was being analysed is analysed again: the caller labels the
+        result with the current version (diagnostics) or reads positions in the current text
+        (every request), so an analysis of an older text must never be returned.
+        """
+        while True:
+            snapshot = self.snapshots.get(uri)
+            if snapshot is not None and snapshot.version == self.version(uri):
+                return snapshot.analysis
+            snapshot = await self.run(lambda: self._analyse(uri))
+            if snapshot.version != self.version(uri):
+                continue  # edited meanwhile: that result is already stale
+            if not snapshot.failed:
+                self.snapshots[uri] = snapshot
             return snapshot.analysis
-        snapshot = await self.run(lambda: self._analyse(uri))
-        if snapshot.version == self.version(uri) and not snapshot.failed:
-            self.snapshots[uri] = snapshot
-        return snapshot.analysis
 
     def changed(self, uri: str, *, debounce: float = DEBOUNCE_SECONDS) -> None:
         """A document changed: re-analyse it and what depends on it, after a short pause."""
+        if self.closed:  # after shutdown nothing more is sent
+            return
         pending = self._pending.pop(uri, None)
         if pending is not None:
             pending.cancel()
@@ -190,6 +207,15 @@ class Session:
         finally:
             if self._pending.get(uri) is asyncio.current_task():
                 self._pending.pop(uri, None)
+
+    def reanalyse_open(self) -> None:
+        """Something every open file may depend on is ready (a BM25 index): analyse them again."""
+        if self.closed:
+            return
+        self.snapshots.clear()
+        for uri in list(self.server.workspace.text_documents):
+            if self.is_ours(uri):
+                self.changed(uri, debounce=0)
 
     def _retry(self, uri: str, delay: float) -> None:
         def again() -> None:
@@ -228,6 +254,9 @@ class Session:
         async def go() -> None:
             if config_touched:
                 self.configure(None)
+                from .server import _publish_config_findings  # (import cycle at module level)
+
+                _publish_config_findings(self.server)
             else:
                 await self.run(forget)
             self.snapshots.clear()

@@ -1,0 +1,53 @@
+"""BM25 indexes of the project's corpora: built once per corpus content, shared by completion and
+the baseline run, and kept for the session (and on disk, by :func:`bm25.load_or_build`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from .bm25 import BM25Index, load_or_build
+from .corpus import Corpus
+
+
+class IndexCache:
+    """One BM25 index per corpus content, built once (on the analysis thread) and kept."""
+
+    def __init__(self, cache_dir: str | Path | None = None) -> None:
+        self.cache_dir = cache_dir
+        self._ready: dict[tuple[str, str], BM25Index] = {}
+        self._building: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(corpus: Corpus) -> tuple[str, str]:
+        return str(corpus.path), corpus.fingerprint
+
+    def get(self, corpus: Corpus) -> BM25Index | None:
+        """The index if it is ready; never builds."""
+        return self._ready.get(self.key(corpus))
+
+    def claim(self, corpus: Corpus) -> bool:
+        """True for the one caller that should build this corpus's index now."""
+        key = self.key(corpus)
+        with self._lock:
+            if key in self._ready or key in self._building:
+                return False
+            self._building.add(key)
+            return True
+
+    def build(
+        self, corpus: Corpus, progress: Callable[[int, int], None] | None = None
+    ) -> BM25Index | None:
+        """Load or build the index (slow: run it on the analysis thread)."""
+        key = self.key(corpus)
+        try:
+            index = self._ready.get(key) or load_or_build(corpus, self.cache_dir, progress=progress)
+            if index is not None:
+                self._ready[key] = index
+            return index
+        finally:
+            with self._lock:
+                self._building.discard(key)
