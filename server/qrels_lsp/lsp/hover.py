@@ -24,6 +24,7 @@ from ..core.present import (
     run_header_title,
 )
 from ..core.project import Analysis, Project
+from ..core.quality import quality_notes
 
 if TYPE_CHECKING:
     from .server import QrelsServer
@@ -48,7 +49,10 @@ def hover_text(project: Project, analysis: Analysis, target: Target) -> str | No
             (r.name, r.model.ranked_ids().get(target.qid) if isinstance(r.model, Run) else None)
             for r in runs
         ] + [(r.name, r.rankings.get(target.qid)) for r in analysis.runs if r.baseline]
-        return query_hover(ctx, query, rankings)
+        baseline = next((r.rankings.get(target.qid) for r in analysis.runs if r.baseline), None)
+        known = ctx.corpus if isinstance(ctx.corpus, Corpus) else None
+        notes = quality_notes(query.question, query.grades(), baseline, ctx.k, ctx.level, known)
+        return "\n\n".join([query_hover(ctx, query, rankings), *notes])
     assert target.doc_id is not None and target.qid is not None
     doc_id = target.doc_id
     if ctx is None:
