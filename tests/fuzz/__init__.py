@@ -1,0 +1,1 @@
+"""Fuzzing: mutated inputs through the parsers and through the real server (see run.py)."""
