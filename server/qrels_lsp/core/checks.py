@@ -7,22 +7,49 @@ here; :func:`check_golden` and :func:`check_run` return only what they add.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
 from .bm25 import COPY_THRESHOLD, copy_overlap
 from .corpus import Corpus, CorpusError
 from .edits import insert_entry, remove_item
-from .findings import Finding, Fix, Related, TextEdit, finding
+from .findings import Finding, Fix, Related, TextEdit, finding, shift_finding
 from .model import Judgment, Qrels, Query, Run
-from .text import LineIndex, Span
+from .text import LineIndex, Span, line_end_at, line_start_at
 
 CorpusState = Corpus | CorpusError | None  # None: the file names no corpus
 
 
-def check_golden(qrels: Qrels, text: str, corpus: CorpusState, *, level: int = 1) -> list[Finding]:
+class CheckCache:
+    """Per-query findings by the query's own text, so an edit re-checks the query it touched.
+
+    A query's findings depend on its entry's text (from its key's line to the end of its last
+    line), the corpus and the relevance level; cached findings are moved with their entry.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, str, int, int], tuple[int, list[Finding]]] = {}
+
+    def get(self, key: tuple[str, str, int, int], start: int) -> list[Finding] | None:
+        hit = self._entries.get(key)
+        if hit is None:
+            return None
+        old_start, found = hit
+        return found if old_start == start else [shift_finding(f, start - old_start) for f in found]
+
+    def put(self, key: tuple[str, str, int, int], start: int, found: list[Finding]) -> None:
+        self._entries[key] = (start, found)
+
+    def keep_only(self, keys: set[tuple[str, str, int, int]]) -> None:
+        for key in [k for k in self._entries if k not in keys]:
+            del self._entries[key]
+
+
+def check_golden(
+    qrels: Qrels, text: str, corpus: CorpusState, *, level: int = 1, cache: CheckCache | None = None
+) -> list[Finding]:
     """Checks of a golden set (or TREC/BEIR qrels, where the text-level fixes do not apply)."""
-    lines = LineIndex(text)
     out: list[Finding] = []
     if qrels.corpus is not None and isinstance(corpus, CorpusError):
         out.append(
@@ -30,13 +57,27 @@ def check_golden(qrels: Qrels, text: str, corpus: CorpusState, *, level: int = 1
         )
     known = corpus if isinstance(corpus, Corpus) else None
     yaml_fixes = qrels.format == "golden"
+    lines: LineIndex | None = None
+    used: set[tuple[str, str, int, int]] = set()
     for query in qrels.queries.values():
-        out.extend(_duplicate_documents(query, text, lines, yaml_fixes))
-        out.extend(_linkage(query, text, lines, level, yaml_fixes))
-        out.extend(_empty_question(query, qrels.format))
-        if known is not None:
-            out.extend(_unknown_documents(query, known))
-            out.extend(_copied_wording(query, known, level))
+        start = line_start_at(text, query.span.start)
+        key = (query.qid, text[start : line_end_at(text, query.block.end)], id(known), level)
+        found = cache.get(key, start) if cache is not None and yaml_fixes else None
+        if found is None:
+            if lines is None:
+                lines = LineIndex(text)
+            found = list(_duplicate_documents(query, text, lines, yaml_fixes))
+            found += _linkage(query, text, lines, level, yaml_fixes)
+            found += _empty_question(query, qrels.format)
+            if known is not None:
+                found += _unknown_documents(query, known)
+                found += _copied_wording(query, known, level)
+            if cache is not None and yaml_fixes:
+                cache.put(key, start, found)
+        used.add(key)
+        out.extend(found)
+    if cache is not None:
+        cache.keep_only(used)
     out.extend(_duplicate_questions(qrels.queries.values()))
     return out
 
@@ -132,12 +173,18 @@ def _empty_question(query: Query, fmt: str) -> Iterable[Finding]:
 _NORMALIZE = re.compile(r"[\W_]+")
 
 
+@functools.lru_cache(maxsize=65536)
+def _normalized(question: str) -> str:
+    """A question's words, for comparing questions (cached: asked for every question per edit)."""
+    return _NORMALIZE.sub(" ", question.casefold()).strip()
+
+
 def _duplicate_questions(queries: Iterable[Query]) -> Iterable[Finding]:
     first: dict[str, Query] = {}
     for query in queries:
         if not query.question or query.question_span is None:
             continue
-        key = _NORMALIZE.sub(" ", query.question.casefold()).strip()
+        key = _normalized(query.question)
         if not key:
             continue
         if key in first:

@@ -7,7 +7,7 @@ minimal text edits, so applying one never touches what the user wrote elsewhere.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 
 from .text import Span
@@ -201,3 +201,31 @@ def finding(
         fixes=fixes,
         related=related,
     )
+
+
+def shift_finding(f: Finding, d: int, at: int = 0) -> Finding:
+    """``f`` with every span of this file that starts at or after ``at`` moved by ``d``."""
+    if not d:
+        return f
+    return replace(
+        f,
+        span=_moved(f.span, d, at),
+        fixes=tuple(
+            Fix(x.title, tuple(_shift_edit(e, d, at) for e in x.edits), x.preferred)
+            for x in f.fixes
+        ),
+        related=tuple(
+            Related(_moved(r.span, d, at), r.message, r.path) if r.path is None else r
+            for r in f.related
+        ),
+    )
+
+
+def _moved(span: Span, d: int, at: int) -> Span:
+    return Span(span.start + d, span.end + d) if span.start >= at else span
+
+
+def _shift_edit(e: TextEdit, d: int, at: int) -> TextEdit:
+    if e.path is not None:
+        return e
+    return TextEdit(_moved(e.span, d, at), e.new_text, e.path)

@@ -8,11 +8,11 @@ one bad question does not hide the numbers of the others.
 
 from __future__ import annotations
 
-from .findings import Fix, TextEdit
+from .findings import Finding, Fix, TextEdit
 from .model import Judgment, Qrels, Query
 from .text import Span
 from .yamlshape import ShapeReader, doc_id, read_entries
-from .yamltree import YAlias, YMap, YNode, YScalar, YSeq, describe, parse_yaml
+from .yamltree import YAlias, YMap, YNode, YScalar, YSeq, describe, key_text, parse_yaml
 
 GOLDEN_KEYS: dict[str, str] = {
     "corpus": "The corpus the ids point at, relative to this file: a folder, .jsonl, .tsv or TREC file.",
@@ -71,6 +71,25 @@ def parse_golden(text: str) -> Qrels:
     else:
         p.add("QR004", Span(0, 0), "A golden set needs a `queries:` mapping.")
     return qrels
+
+
+def parse_query_entry(text: str, qid: str, key_column: int) -> tuple[Query, list[Finding]] | None:
+    """One query entry parsed on its own (``text`` starts at its key's line), for incremental
+    re-parsing; None unless it is exactly that entry, well formed, at the same indentation."""
+    doc = parse_yaml(text)
+    if (
+        doc.findings
+        or not doc.complete
+        or not isinstance(doc.root, YMap)
+        or len(doc.root.items) != 1
+    ):
+        return None
+    key, value = doc.root.items[0]
+    if not isinstance(key, YScalar) or key_text(key) != qid or key.span.start != key_column:
+        return None
+    p = ShapeReader(text)
+    query = _parse_query(p, key, value)
+    return query, p.findings
 
 
 def _parse_query(p: ShapeReader, key: YScalar, value: YNode) -> Query:

@@ -212,12 +212,45 @@ class Evaluation:
     unanswerable: list[str] = field(default_factory=list)  # not scored, out of the means
 
 
+class ScoreCache:
+    """Per-query scores kept between evaluations of the same run, so that an edit to one
+    question re-scores that question only. An entry is reused when the query's judgments are
+    equal and its ranking is the very same list (rankings are cached per parse of the run)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[Mapping[str, int], Sequence[str], dict[str, float]]] = {}
+        self._config: tuple[tuple[Metric, ...], int] = ((), 0)
+
+    def scores(
+        self,
+        qid: str,
+        grades: Mapping[str, int],
+        ranking: Sequence[str],
+        metrics: Sequence[Metric],
+        level: int,
+    ) -> dict[str, float]:
+        hit = self._entries.get(qid)
+        if hit is not None and hit[1] is ranking and hit[0] == grades:
+            return hit[2]
+        values = query_scores(grades, ranking, metrics, level)
+        self._entries[qid] = (grades, ranking, values)
+        return values
+
+    def begin(self, metrics: Sequence[Metric], level: int, qids: int) -> None:
+        """Start an evaluation: other metrics or level invalidate everything; stale ids go."""
+        config = (tuple(metrics), level)
+        if config != self._config or len(self._entries) > 2 * qids + 16:
+            self._entries = {}
+            self._config = config
+
+
 def evaluate(
     qrels: Mapping[str, Mapping[str, int]],
     run: Mapping[str, Sequence[str]],
     metrics: Sequence[Metric],
     level: int = 1,
     unanswerable: Collection[str] = (),
+    cache: ScoreCache | None = None,
 ) -> Evaluation:
     """Score a run against a golden set with the averaging rules of METRICS.md.
 
@@ -227,6 +260,8 @@ def evaluate(
     """
     out = Evaluation()
     unanswerable = set(unanswerable)
+    if cache is not None:
+        cache.begin(metrics, level, len(qrels))
     empty = dict.fromkeys((str(m) for m in metrics), 0.0)
     for qid, grades in qrels.items():
         if qid in unanswerable:  # nothing to find: neither scored nor missing
@@ -236,6 +271,8 @@ def evaluate(
         if ranking is None:
             out.missing.append(qid)
             out.per_query[qid] = dict(empty)
+        elif cache is not None:
+            out.per_query[qid] = cache.scores(qid, grades, ranking, metrics, level)
         else:
             out.per_query[qid] = query_scores(grades, ranking, metrics, level)
     out.unknown = [qid for qid in run if qid not in qrels]

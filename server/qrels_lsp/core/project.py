@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .baseline import BASELINE_NAME, BaselineCache
-from .checks import CorpusState, check_golden, check_run
+from .checks import CheckCache, CorpusState, check_golden, check_run
 from .config import Config, QrelsBinding
 from .corpus import Corpus, CorpusError, load_corpus
 from .files import read_text, resolve
 from .findings import Finding, Severity, finding
+from .incremental import reparse
 from .indexes import IndexCache
 from .kinds import FileKind, kind_of, parse_as
-from .metrics import Evaluation, Metric, default_metrics, evaluate, parse_metric
+from .metrics import Evaluation, Metric, ScoreCache, default_metrics, evaluate, parse_metric
 from .model import Qrels, Run
 from .suppress import apply_suppressions
 from .text import Span
@@ -64,6 +65,8 @@ class QrelsContext:
     corpus_path: Path | None
     corpus: CorpusState
     run_paths: list[Path]
+    grades: dict[str, dict[str, int]] = field(default_factory=dict)  # qid -> doc -> grade, once
+    unanswerable: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -111,6 +114,10 @@ class Project:
             build_indexes  # the CLI builds BM25 indexes when asked; the editor warms them
         )
         self._baselines = BaselineCache()
+        # Per-file caches that make an edit cost what it touched (see core/incremental.py).
+        self._checks: dict[Path, CheckCache] = {}
+        self._scores: dict[tuple[Path, Path | None], ScoreCache] = {}
+        self._rankings: dict[Path, tuple[Run, dict[str, list[str]]]] = {}
         self.read = read
         self.progress = progress
         self._parsed: dict[Path, tuple[str, Qrels | Run]] = {}
@@ -134,7 +141,11 @@ class Project:
         hit = self._parsed.get(path)
         if hit is not None and hit[0] == text:
             return hit[1]
-        model = parse_as(kind, text)
+        model: Qrels | Run | None = None
+        if hit is not None and kind == "golden" and isinstance(hit[1], Qrels):
+            model = reparse(hit[0], hit[1], text)  # one entry, when the edit stays inside it
+        if model is None:
+            model = parse_as(kind, text)
         self._parsed[path] = (text, model)
         return model
 
@@ -224,6 +235,8 @@ class Project:
             corpus_path=corpus_path,
             corpus=self.corpus(corpus_path) if corpus_path is not None else None,
             run_paths=_expand(base, patterns),
+            grades=qrels.grades(),
+            unanswerable=qrels.unanswerable(),
         )
 
     def golden_of(self, run_path: Path, run: Run) -> tuple[Path | None, str | None]:
@@ -261,7 +274,24 @@ class Project:
         run = model if isinstance(model, Run) else None
         if run is None and error is None:
             error = f"{path.name} {NOT_A_RUN} ({kind or 'unknown format'})"
-        return self._scored(ctx, path, run, run.ranked_ids() if run is not None else {}, error)
+        return self._scored(ctx, path, run, self._ranked_ids(path, run), error)
+
+    def _score_cache(self, golden: Path, run: Path | None) -> ScoreCache:
+        key = (resolve(golden), resolve(run) if run is not None else None)
+        return self._scores.setdefault(key, ScoreCache())
+
+    def _ranked_ids(self, path: Path, run: Run | None) -> dict[str, list[str]]:
+        """A run's rankings, computed once per parse (the same lists each time keep the per-query
+        score cache valid)."""
+        if run is None:
+            return {}
+        key = resolve(path)
+        hit = self._rankings.get(key)
+        if hit is not None and hit[0] is run:
+            return hit[1]
+        rankings = run.ranked_ids()
+        self._rankings[key] = (run, rankings)
+        return rankings
 
     def _scored(
         self,
@@ -272,11 +302,12 @@ class Project:
         error: str | None,
     ) -> RunResult:
         evaluation = evaluate(
-            ctx.qrels.grades(),
+            ctx.grades,
             rankings,
             ctx.metrics,
             level=ctx.level,
-            unanswerable=ctx.qrels.unanswerable(),
+            unanswerable=ctx.unanswerable,
+            cache=self._score_cache(ctx.path, path),
         )
         return RunResult(resolve(path), run_name(path, run), run, evaluation, error, rankings)
 
@@ -292,11 +323,12 @@ class Project:
             return None
         rankings = self._baselines.rankings(ctx.qrels, index)
         evaluation = evaluate(
-            ctx.qrels.grades(),
+            ctx.grades,
             rankings,
             ctx.metrics,
             level=ctx.level,
-            unanswerable=ctx.qrels.unanswerable(),
+            unanswerable=ctx.unanswerable,
+            cache=self._score_cache(ctx.path, None),
         )
         return RunResult(ctx.path, BASELINE_NAME, None, evaluation, None, rankings, baseline=True)
 
@@ -309,7 +341,10 @@ class Project:
             return None
         if isinstance(model, Qrels):
             own = self.context(path, kind, model)
-            found = list(model.findings) + check_golden(model, text, own.corpus, level=own.level)
+            checks = self._checks.setdefault(resolve(path), CheckCache())
+            found = list(model.findings) + check_golden(
+                model, text, own.corpus, level=own.level, cache=checks
+            )
             runs = [self.score_run(own, p) for p in own.run_paths] if with_runs else []
             if with_runs and self.config.bm25_baseline:
                 base = self.baseline(own, build=self.build_indexes)

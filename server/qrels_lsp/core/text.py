@@ -114,6 +114,24 @@ class LineIndex:
         return end
 
 
+def line_start_at(text: str, offset: int) -> int:
+    """Where the line holding ``offset`` starts, without building a LineIndex (hot paths).
+
+    Both searches stay on the current line, so the cost is the line's length, not the file's.
+    """
+    nl = text.rfind("\n", 0, offset)
+    return max(nl, text.rfind("\r", nl + 1, offset)) + 1
+
+
+def line_end_at(text: str, offset: int) -> int:
+    """Where the line holding ``offset`` ends (before its break)."""
+    nl = text.find("\n", offset)
+    if nl == -1:
+        nl = len(text)
+    cr = text.find("\r", offset, nl)
+    return nl if cr == -1 else cr
+
+
 def _units(s: str, encoding: Encoding) -> int:
     if encoding == "utf-32" or s.isascii():
         return len(s)

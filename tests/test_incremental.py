@@ -1,0 +1,93 @@
+"""Incremental re-parsing gives exactly what a full parse gives, or declines."""
+
+from __future__ import annotations
+
+import random
+
+from conftest import EXAMPLES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qrels_lsp.core.golden import parse_golden
+from qrels_lsp.core.incremental import diff, reparse
+from qrels_lsp.core.model import Qrels
+
+DEMO = (EXAMPLES / "support.qrels.yaml").read_text(encoding="utf-8")
+
+
+def same(a: Qrels, b: Qrels) -> None:
+    assert list(a.queries) == list(b.queries)
+    for qid in a.queries:
+        assert a.queries[qid] == b.queries[qid], qid
+    key = lambda f: (f.span.start, f.code, f.message)  # noqa: E731
+    assert sorted(a.findings, key=key) == sorted(b.findings, key=key)
+    assert (a.corpus, a.k, a.k_span, a.runs) == (b.corpus, b.k, b.k_span, b.runs)
+
+
+def check(old: str, new: str) -> bool:
+    result = reparse(old, parse_golden(old), new)
+    if result is None:
+        return False
+    same(result, parse_golden(new))
+    return True
+
+
+def test_diff() -> None:
+    e = diff("abcdef", "abXdef")
+    assert e is not None and (e.start, e.old_end, e.delta) == (2, 3, 0)
+    e = diff("aaaa", "aaaaa")
+    assert e is not None and e.delta == 1 and e.old_end == e.start
+    assert diff("x", "x") is None
+
+
+def test_typing_a_question_is_incremental_and_exact() -> None:
+    at = DEMO.index("question:", 2000) + len("question: ")
+    text = DEMO
+    incremental = 0
+    for ch in "really ":
+        new = text[:at] + ch + text[at:]
+        incremental += check(text, new)
+        text, at = new, at + 1
+    assert incremental == len("really ")
+
+
+def test_edits_that_change_structure_decline_or_agree() -> None:
+    relevant = DEMO.index("relevant: [kb/local-admin-page.md]")
+    cases = [
+        DEMO[:relevant]
+        + "relevant: [kb/local-admin-page.md, "
+        + DEMO[relevant + len("relevant: [") :],  # half-typed
+        DEMO.replace("  browser-admin:", "  browser-admin2:", 1),  # a key
+        DEMO.replace("k: 5 ", "k: 6 ", 1),  # outside the queries
+        DEMO[:relevant] + "\n  new-query:\n    question: x\n    " + DEMO[relevant:],  # a new entry
+        DEMO.replace('kb/factory-reset.md: "2"', "kb/factory-reset.md: 2", 1),  # a fix
+    ]
+    for new in cases:
+        check(DEMO, new)  # agrees when it does not decline
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=len(DEMO)),
+    st.sampled_from(["", "x", "é", "😀", "\n", " ", ":", "- ", "[", "2"]),
+    st.integers(0, 3),
+)
+def test_random_edits_agree_with_a_full_parse(at: int, insert: str, delete: int) -> None:
+    new = DEMO[:at] + insert + DEMO[at + delete :]
+    check(DEMO, new)
+
+
+def test_generated_golden_set_with_many_edits() -> None:
+    rng = random.Random(7)
+    lines = ["corpus: corpus/", "queries:"]
+    for i in range(300):
+        rel = ", ".join(f"d{rng.randrange(50)}" for _ in range(3))
+        lines.append(f"  q{i}:\n    question: how do I fix thing {i}\n    relevant: [{rel}]")
+    text = "\n".join(lines) + "\n"
+    hits = 0
+    for _ in range(100):
+        at = text.index("how do I", rng.randrange(len(text) - 200))
+        new = text[:at] + rng.choice("abc ") + text[at:]
+        hits += check(text, new)
+        text = new
+    assert hits == 100
