@@ -7,7 +7,6 @@ import random
 from conftest import EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from qrels_lsp.core.golden import parse_golden
 from qrels_lsp.core.incremental import diff, reparse
 from qrels_lsp.core.model import Qrels
