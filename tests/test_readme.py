@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from conftest import ROOT
-
 from qrels_lsp.core.config import SETTINGS
 from qrels_lsp.core.findings import CODES
 
@@ -15,7 +14,9 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 def test_every_check_code_has_its_row() -> None:
     rows = {
         m.group(1): (m.group(2), m.group(3))
-        for m in re.finditer(r"^\| <a id=\"qr\d+\"></a>`(QR\d+)` \| `([a-z0-9-]+)` \| (\w+) \|", README, re.M)
+        for m in re.finditer(
+            r"^\| <a id=\"qr\d+\"></a>`(QR\d+)` \| `([a-z0-9-]+)` \| (\w+) \|", README, re.M
+        )
     }
     assert rows == {c.code: (c.name, c.severity.label) for c in CODES.values()}
 

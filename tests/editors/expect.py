@@ -88,7 +88,9 @@ def golden_lenses(text: str, scores: dict[str, Any]) -> dict[int, list[str]]:
     return out
 
 
-def run_lenses(text: str, golden_name: str, run: dict[str, Any], golden: dict[str, Any]) -> dict[int, list[str]]:
+def run_lenses(
+    text: str, golden_name: str, run: dict[str, Any], golden: dict[str, Any]
+) -> dict[int, list[str]]:
     """0-based line -> lens titles of a run YAML file."""
     queries = golden["queries"]
     out: dict[int, list[str]] = {0: [f"{run['name']} vs {golden_name} · {summary(run)}"]}

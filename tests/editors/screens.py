@@ -23,7 +23,7 @@ def _xterm(n: int) -> str:
     if n < 232:
         n -= 16
         steps = [0, 95, 135, 175, 215, 255]
-        return "#{:02x}{:02x}{:02x}".format(steps[n // 36], steps[(n // 6) % 6], steps[n % 6])
+        return f"#{steps[n // 36]:02x}{steps[(n // 6) % 6]:02x}{steps[n % 6]:02x}"
     v = 8 + 10 * (n - 232)
     return f"#{v:02x}{v:02x}{v:02x}"
 

@@ -7,8 +7,6 @@ import re
 import shutil
 from pathlib import Path
 
-import pytest
-
 from .conftest import ROOT, need, run, scratch_env
 from .expect import planted
 
@@ -27,7 +25,7 @@ def check(rows: list[tuple[int, int, str, str]], ws: Path, codes: dict[int, str]
     text = (ws / "support.qrels.yaml").read_text(encoding="utf-8")
     marks = planted(text)
     assert {line for line, *_ in rows} == set(marks)
-    for line, col, _kind, message in rows:
+    for line, _col, _kind, message in rows:
         assert marks[line] in message, (line, message)  # eglot: "[QR106]", ALE: the code column
     qr106 = next(r for r in rows if marks[r[0]] == "QR106")
     assert qr106[1] == text.splitlines()[qr106[0]].index("errors/e1107-weak-backhual.md")
@@ -48,10 +46,16 @@ def test_emacs_eglot_diagnostics(server_bin: str, workspace: Path, tmp_path: Pat
         "QRELS_FILE": str(workspace / "support.qrels.yaml"),
         "QRELS_ROOT": f"{workspace}/",
     }
-    proc = run([emacs, "--batch", "-l", str(HERE / "emacs" / "test_eglot.el")], timeout=180, env=env)
+    proc = run(
+        [emacs, "--batch", "-l", str(HERE / "emacs" / "test_eglot.el")], timeout=180, env=env
+    )
     assert proc.returncode == 0 and "DONE" in proc.stdout, proc.stdout + proc.stderr
     assert "MODE qrels-yaml-mode" in proc.stdout
-    check(parse(proc.stdout), workspace, {"QR103": "eglot-error", "QR106": "eglot-warning", "QR110": "eglot-note"})
+    check(
+        parse(proc.stdout),
+        workspace,
+        {"QR103": "eglot-error", "QR106": "eglot-warning", "QR110": "eglot-note"},
+    )
 
 
 def test_vim_ale_diagnostics(server_bin: str, workspace: Path, tmp_path: Path) -> None:
@@ -65,12 +69,16 @@ def test_vim_ale_diagnostics(server_bin: str, workspace: Path, tmp_path: Path) -
         "QRELS_FILE": str(workspace / "support.qrels.yaml"),
         "ALE_OUT": str(out),
     }
-    proc = run([vim, "-Nu", "NONE", "-i", "NONE", "-n", "-es", "-S", str(HERE / "vim" / "test_ale.vim")], timeout=180, env=env)
+    proc = run(
+        [vim, "-Nu", "NONE", "-i", "NONE", "-n", "-es", "-S", str(HERE / "vim" / "test_ale.vim")],
+        timeout=180,
+        env=env,
+    )
     text = out.read_text(encoding="utf-8") if out.exists() else ""
     assert proc.returncode == 0 and "DONE" in text, text + proc.stdout + proc.stderr
     assert "FILETYPE yaml.qrels" in text
     rows = [(line, col, kind, msg) for line, col, kind, msg in parse(text)]
     # ALE's line: "DIAG line col type code text"
     check(rows, workspace, {"QR103": "E", "QR106": "W"})
-    for line, _col, _kind, msg in rows:
+    for _line, _col, _kind, msg in rows:
         assert msg.startswith("QR"), msg

@@ -67,7 +67,9 @@ def by_line(items: list[dict[str, Any]], key: str) -> dict[int, list[str]]:
     return out
 
 
-def test_golden_set_diagnostics_are_the_planted_ones(collected: tuple[Path, dict[str, Any]]) -> None:
+def test_golden_set_diagnostics_are_the_planted_ones(
+    collected: tuple[Path, dict[str, Any]],
+) -> None:
     ws, data = collected
     golden = data["files"]["golden"]
     assert golden["filetype"] == "yaml"  # YAML highlighting kept
@@ -102,7 +104,9 @@ def test_golden_set_lenses_match_score_json(
     assert got[add_satellite][0] == f"bm25: recall@5 {bm25['recall@5']:.2f} · MRR {bm25['mrr']:.2f}"
 
 
-def test_run_diagnostics_and_lenses(collected: tuple[Path, dict[str, Any]], server_bin: str) -> None:
+def test_run_diagnostics_and_lenses(
+    collected: tuple[Path, dict[str, Any]], server_bin: str
+) -> None:
     ws, data = collected
     run_file = data["files"]["run"]
     assert run_file["filetype"] == "yaml"
@@ -147,15 +151,19 @@ def test_golden_set_inlay_hints_show_ranks(collected: tuple[Path, dict[str, Any]
     line = next(i for i, t in enumerate(text) if "setup/adding-a-satellite-node.md" in t)
     labels = by_line(golden_file["inlay_hints"], "label")[line]
     runs = yaml.safe_load((ws / "runs" / "bm25.run.yaml").read_text(encoding="utf-8"))["results"]
-    rank = runs["add-satellite"].index("setup/adding-a-satellite-node.md") + 1 if isinstance(
-        runs["add-satellite"], list
-    ) else None
+    rank = (
+        runs["add-satellite"].index("setup/adding-a-satellite-node.md") + 1
+        if isinstance(runs["add-satellite"], list)
+        else None
+    )
     assert [label.split()[-1] for label in labels] == ["bm25", "dense", "hybrid"]
     if rank is not None:
         assert labels[0] == f"#{rank} bm25"
 
 
-def test_screenshot(nvim: str, server_bin: str, workspace: Path, artefacts: Path, tmp_path: Path) -> None:
+def test_screenshot(
+    nvim: str, server_bin: str, workspace: Path, artefacts: Path, tmp_path: Path
+) -> None:
     """Neovim in a real terminal (tmux), lenses and diagnostics drawn, captured to PNG."""
     need("tmux", shutil.which("tmux"))
     need("chromium", CHROMIUM)
@@ -192,7 +200,9 @@ def test_screenshot(nvim: str, server_bin: str, workspace: Path, artefacts: Path
         ).stdout
     finally:
         subprocess.run([*tmux, "kill-server"], timeout=10, check=False)
-    plain = subprocess.run(["sed", "s/\x1b\\[[0-9;:]*m//g"], input=ansi, capture_output=True, text=True).stdout
+    plain = subprocess.run(
+        ["sed", "s/\x1b\\[[0-9;:]*m//g"], input=ansi, capture_output=True, text=True
+    ).stdout
     (artefacts / "neovim-screen.txt").write_text(plain, encoding="utf-8")
     assert "recall@5" in plain, plain
     assert "■ `errors/e1107-weak-backhual.md`" in plain, plain  # QR106 as virtual text

@@ -9,8 +9,8 @@ import os
 import shutil
 import signal
 import socket
-import tempfile
 import subprocess
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -54,14 +54,23 @@ def tools() -> dict[str, str]:
     node_path = need("playwright-core (QRELS_CI_NODE_PATH)", os.environ.get("QRELS_CI_NODE_PATH"))
     need("playwright-core", str(Path(node_path) / "playwright-core"))
     return {
-        "code_server": need("code-server (QRELS_CI_CODE_SERVER)", os.environ.get("QRELS_CI_CODE_SERVER")),
+        "code_server": need(
+            "code-server (QRELS_CI_CODE_SERVER)", os.environ.get("QRELS_CI_CODE_SERVER")
+        ),
         "vsix": need("the .vsix (QRELS_CI_VSIX)", os.environ.get("QRELS_CI_VSIX")),
         "node_path": node_path,
         "chromium": need("chromium", "/usr/bin/chromium"),
     }
 
 
-def launch(tools: dict[str, str], base: Path, ws: Path, settings: dict[str, Any], expect: dict[str, Any], shots: dict[str, Path]) -> tuple[int, str, dict[str, Any], str]:
+def launch(
+    tools: dict[str, str],
+    base: Path,
+    ws: Path,
+    settings: dict[str, Any],
+    expect: dict[str, Any],
+    shots: dict[str, Path],
+) -> tuple[int, str, dict[str, Any], str]:
     """A fresh code-server profile, the .vsix installed, the workbench driven by drive.js."""
     # Chromium and code-server put unix sockets under TMPDIR/--user-data-dir: keep the paths short
     base = Path(tempfile.mkdtemp(prefix="qcs-", dir="/tmp"))
@@ -71,7 +80,14 @@ def launch(tools: dict[str, str], base: Path, ws: Path, settings: dict[str, Any]
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _launch(tools: dict[str, str], base: Path, ws: Path, settings: dict[str, Any], expect: dict[str, Any], shots: dict[str, Path]) -> tuple[int, str, dict[str, Any], str]:
+def _launch(
+    tools: dict[str, str],
+    base: Path,
+    ws: Path,
+    settings: dict[str, Any],
+    expect: dict[str, Any],
+    shots: dict[str, Path],
+) -> tuple[int, str, dict[str, Any], str]:
     env = scratch_env(base)
     data, ext = base / "data", base / "ext"
     (data / "User").mkdir(parents=True)
@@ -79,7 +95,15 @@ def _launch(tools: dict[str, str], base: Path, ws: Path, settings: dict[str, Any
     port = free_port()
     config = base / "config.yaml"
     config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
-    cs = [tools["code_server"], "--config", str(config), "--user-data-dir", str(data), "--extensions-dir", str(ext)]
+    cs = [
+        tools["code_server"],
+        "--config",
+        str(config),
+        "--user-data-dir",
+        str(data),
+        "--extensions-dir",
+        str(ext),
+    ]
     installed = run([*cs, "--install-extension", tools["vsix"]], timeout=180, env=env)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     assert any(p.name.startswith("qrels-lsp.qrels-lsp-") for p in ext.iterdir())
@@ -185,7 +209,11 @@ def test_missing_server_says_how_to_install(
     tools: dict[str, str], workspace: Path, artefacts: Path, tmp_path: Path
 ) -> None:
     """With no server where the settings point, the user is told the install command."""
-    expect = {"golden": "support.qrels.yaml", "missing": True, "notification": "pipx install qrels-lsp"}
+    expect = {
+        "golden": "support.qrels.yaml",
+        "missing": True,
+        "notification": "pipx install qrels-lsp",
+    }
     rc, out, report, logs = launch(
         tools,
         tmp_path / "cs",

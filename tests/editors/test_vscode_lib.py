@@ -9,6 +9,10 @@ from .conftest import ROOT, need, run
 
 def test_extension_helpers() -> None:
     node = need("node", shutil.which("node"))
-    proc = run([node, "--test", "--test-reporter=tap", "test/lib.test.js"], timeout=120, cwd=ROOT / "editors" / "vscode")
+    proc = run(
+        [node, "--test", "--test-reporter=tap", "test/lib.test.js"],
+        timeout=120,
+        cwd=ROOT / "editors" / "vscode",
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "# fail 0" in proc.stdout
