@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-DEBOUNCE_SECONDS = 0.05
+DEBOUNCE_SECONDS = 0.02
 RETRY_SECONDS = 1.0
 # Fault injection for the robustness tests: file names whose first analysis raises, so that
 # the crash report and the retry can be seen end to end. Empty in normal use.
