@@ -33,9 +33,9 @@ from typing import Literal
 
 from rapidfuzz import fuzz, process
 
+from .files import MiB, describe_mode, read_regular
 from .text import LineIndex, Span, decode
 
-MiB = 1024 * 1024
 DEFAULT_MAX_BYTES = 512 * MiB
 """Total bytes read for one corpus; a bigger corpus is truncated, with a problem noted."""
 DEFAULT_MAX_FILE_BYTES = 64 * MiB
@@ -179,7 +179,7 @@ class Corpus:
         return [choice for choice, _score, _index in hits]
 
     def _read_folder_document(self, doc_id: str, entry: _FolderFile) -> Document:
-        data, problem = _read_regular(entry.path, self.max_file_bytes)
+        data, problem = read_regular(entry.path, self.max_file_bytes)
         if problem is None and data is not None and b"\0" in data[:8192]:
             problem = "binary file (NUL byte); indexed as empty"
             data = None
@@ -232,7 +232,9 @@ def _load(
     if stat.S_ISDIR(st.st_mode):
         return _load_folder(path, progress, cancel, max_bytes, max_file_bytes)
     if not stat.S_ISREG(st.st_mode):
-        return CorpusError(f"corpus path is not a regular file or folder: {path} ({_kind(st)})")
+        return CorpusError(
+            f"corpus path is not a regular file or folder: {path} ({describe_mode(st)})"
+        )
     fmt = _file_format(path)
     if fmt is None:
         return CorpusError(
@@ -247,17 +249,6 @@ def _load(
     return corpus
 
 
-def _kind(st: os.stat_result) -> str:
-    mode = st.st_mode
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def _file_format(path: Path) -> CorpusFormat | None:
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
@@ -270,37 +261,8 @@ def _file_format(path: Path) -> CorpusFormat | None:
 
 
 def _looks_trec(path: Path) -> bool:
-    data, _ = _read_regular(path, 4096)
+    data, _ = read_regular(path, 4096)
     return data is not None and b"<DOC>" in data.upper()
-
-
-def _read_regular(path: Path, limit: int) -> tuple[bytes | None, str | None]:
-    """At most ``limit`` bytes of a regular file, or why not.
-
-    O_NONBLOCK plus fstat after opening closes the race where a file is swapped for a FIFO
-    between the caller's stat and the open: the open cannot block and the FIFO is not read.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        return None, f"unreadable: {exc.strerror or exc}"
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None, f"skipped: {_kind(st)}"
-        chunks: list[bytes] = []
-        remaining = limit
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 8 * MiB))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        return b"".join(chunks), None
-    except OSError as exc:
-        return None, f"unreadable: {exc.strerror or exc}"
-    finally:
-        os.close(fd)
 
 
 def _load_file_into(
@@ -320,10 +282,10 @@ def _load_file_into(
         return CorpusError(f"cannot access corpus file {path}: {exc.strerror or exc}")
     # A binary file (a disk image, a 2 GB sparse file) is refused from its first bytes, before
     # up to `limit` (512 MiB) of it is read and decoded for nothing.
-    head, problem = _read_regular(path, 8192)
+    head, problem = read_regular(path, 8192)
     if head is not None and b"\0" in head:
         return CorpusError(f"corpus file {path}: a binary file (it holds NUL bytes), not a corpus")
-    data, problem = _read_regular(path, limit)
+    data, problem = read_regular(path, limit)
     if data is None:
         return CorpusError(f"corpus file {path}: {problem}")
     if size > limit:
@@ -557,7 +519,7 @@ def _walk(root: Path, cancel: Cancel | None) -> _Walk:
                 out.problems.append(f"{rel}: skipped: {exc.strerror or exc}")
                 continue
             if not stat.S_ISREG(st.st_mode):
-                out.problems.append(f"{rel}: skipped: {_kind(st)}")
+                out.problems.append(f"{rel}: skipped: {describe_mode(st)}")
                 continue
             out.files.append((rel, full, st.st_size, st.st_mtime_ns))
     return out

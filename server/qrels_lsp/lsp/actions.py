@@ -115,9 +115,7 @@ def register(server: QrelsServer) -> None:
         ls: QrelsServer, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
-        if not ls.session.is_ours(uri):
-            return None
-        analysis = await ls.session.analysis(uri)
+        analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return None
         pos = Positions(analysis.text, ls.session.positions(uri, analysis.text).encoding)
@@ -151,9 +149,7 @@ def register(server: QrelsServer) -> None:
         ls: QrelsServer, params: types.PrepareRenameParams
     ) -> types.PrepareRenamePlaceholder | None:
         uri = params.text_document.uri
-        if not ls.session.is_ours(uri):
-            return None
-        analysis = await ls.session.analysis(uri)
+        analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return None
         pos = Positions(analysis.text, ls.session.positions(uri, analysis.text).encoding)
@@ -166,9 +162,7 @@ def register(server: QrelsServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     async def rename(ls: QrelsServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
         uri = params.text_document.uri
-        if not ls.session.is_ours(uri):
-            return None
-        analysis = await ls.session.analysis(uri)
+        analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return None
         pos = Positions(analysis.text, ls.session.positions(uri, analysis.text).encoding)

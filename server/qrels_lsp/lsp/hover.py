@@ -87,9 +87,7 @@ def register(server: QrelsServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: QrelsServer, params: types.HoverParams) -> types.Hover | None:
         uri = params.text_document.uri
-        if not ls.session.is_ours(uri):
-            return None
-        analysis = await ls.session.analysis(uri)
+        analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return None
         pos = ls.session.positions(uri, analysis.text)

@@ -52,9 +52,7 @@ def register(server: QrelsServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
     async def inlay_hint(ls: QrelsServer, params: types.InlayHintParams) -> list[types.InlayHint]:
         uri = params.text_document.uri
-        if not ls.session.is_ours(uri):
-            return []
-        analysis = await ls.session.analysis(uri)
+        analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return []
         pos = ls.session.positions(uri, analysis.text)

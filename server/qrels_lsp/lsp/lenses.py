@@ -61,9 +61,7 @@ def register(server: QrelsServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     async def code_lens(ls: QrelsServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         uri = params.text_document.uri
-        if not ls.session.is_ours(uri):
-            return []
-        analysis = await ls.session.analysis(uri)
+        analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return []
         pos = Positions(analysis.text, ls.session.positions(uri, analysis.text).encoding)

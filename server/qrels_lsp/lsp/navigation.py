@@ -226,9 +226,7 @@ def register(server: QrelsServer) -> None:
     async def target_at(
         ls: QrelsServer, uri: str, position: types.Position
     ) -> tuple[Analysis, Target] | None:
-        if not ls.session.is_ours(uri):
-            return None
-        analysis = await ls.session.analysis(uri)
+        analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return None
         pos = ls.session.positions(uri, analysis.text)
@@ -261,9 +259,7 @@ def register(server: QrelsServer) -> None:
         ls: QrelsServer, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol] | list[types.SymbolInformation] | None:
         uri = params.text_document.uri
-        if not ls.session.is_ours(uri):
-            return None
-        analysis = await ls.session.analysis(uri)
+        analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return None
         symbols = outline(analysis.model, ls.session.positions(uri, analysis.text))

@@ -153,6 +153,10 @@ class Session:
         self.failures.pop(uri, None)
         return Snapshot(version, analysis)
 
+    async def analysis_if_ours(self, uri: str) -> Analysis | None:
+        """What every feature asks first: the current analysis, or None for a file not ours."""
+        return await self.analysis(uri) if self.is_ours(uri) else None
+
     async def analysis(self, uri: str) -> Analysis | None:
         """The analysis of the document's current version, computed now if need be.
 
