@@ -11,7 +11,7 @@ from __future__ import annotations
 from .findings import Finding, Fix, TextEdit
 from .model import Judgment, Qrels, Query
 from .text import Span
-from .yamlshape import ShapeReader, doc_id, read_entries
+from .yamlshape import ShapeReader, doc_id, read_entries, read_top
 from .yamltree import YAlias, YMap, YNode, YScalar, YSeq, describe, key_text, parse_yaml
 
 GOLDEN_KEYS: dict[str, str] = {
@@ -32,17 +32,10 @@ QUERY_KEYS: dict[str, str] = {
 
 def parse_golden(text: str) -> Qrels:
     """Parse a golden set; see DESIGN.md for the format."""
-    doc = parse_yaml(text)
-    p = ShapeReader(text)
-    p.findings.extend(doc.findings)
+    p, top = read_top(text, GOLDEN_KEYS, "a golden set")
     qrels = Qrels(format="golden", findings=p.findings)
-    root = doc.root
-    if root is None or (isinstance(root, YScalar) and root.type == "null"):
+    if top is None:
         return qrels
-    if not p.expect(root, YMap, "A golden set", Span(0, 0)):
-        return qrels
-    assert isinstance(root, YMap)
-    top = p.keys(root, GOLDEN_KEYS, "a golden set")
     if "corpus" in top:
         refs = p.refs(top["corpus"][1], "`corpus`")
         qrels.corpus = refs[0] if refs else None

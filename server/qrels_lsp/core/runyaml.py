@@ -10,8 +10,8 @@ from .findings import Related
 from .metrics import trec_eval_order
 from .model import Ranking, Retrieved, Run
 from .text import Span
-from .yamlshape import ShapeReader, doc_id, read_entries
-from .yamltree import YAlias, YMap, YNode, YScalar, YSeq, describe, parse_yaml
+from .yamlshape import ShapeReader, doc_id, read_entries, read_top
+from .yamltree import YAlias, YMap, YNode, YScalar, YSeq, describe
 
 RUN_KEYS: dict[str, str] = {
     "qrels": "The golden set this run answers, relative to this file.",
@@ -23,17 +23,10 @@ RUN_KEYS: dict[str, str] = {
 
 def parse_run_yaml(text: str) -> Run:
     """Parse a run YAML: ``results`` maps query ids to a ranked list or to doc id -> score."""
-    doc = parse_yaml(text)
-    p = ShapeReader(text)
-    p.findings.extend(doc.findings)
+    p, top = read_top(text, RUN_KEYS, "a run")
     run = Run(format="yaml", findings=p.findings)
-    root = doc.root
-    if root is None or (isinstance(root, YScalar) and root.type == "null"):
+    if top is None:
         return run
-    if not p.expect(root, YMap, "A run", Span(0, 0)):
-        return run
-    assert isinstance(root, YMap)
-    top = p.keys(root, RUN_KEYS, "a run")
     if "qrels" in top:
         refs = p.refs(top["qrels"][1], "`qrels`")
         run.qrels = refs[0] if refs else None

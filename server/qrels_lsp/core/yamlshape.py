@@ -14,7 +14,7 @@ from typing import Any
 from .findings import Finding, Fix, Related, TextEdit, finding
 from .model import Ref
 from .text import Span
-from .yamltree import YAlias, YMap, YNode, YScalar, YSeq, describe, key_text
+from .yamltree import YAlias, YMap, YNode, YScalar, YSeq, describe, key_text, parse_yaml
 
 
 class ShapeReader:
@@ -101,6 +101,23 @@ class ShapeReader:
             if value is not None and isinstance(item, YScalar):
                 out.append(Ref(value, item.inner))
         return out
+
+
+def read_top(
+    text: str, keys: dict[str, str], what: str
+) -> tuple[ShapeReader, dict[str, tuple[YScalar, YNode]] | None]:
+    """Parse a YAML file whose root is a mapping with known ``keys``: the reader (holding the
+    findings so far) and the root's keys, or None when there is no usable root mapping."""
+    doc = parse_yaml(text)
+    p = ShapeReader(text)
+    p.findings.extend(doc.findings)
+    root = doc.root
+    if root is None or (isinstance(root, YScalar) and root.type == "null"):
+        return p, None
+    if not p.expect(root, YMap, what[0].upper() + what[1:], Span(0, 0)):
+        return p, None
+    assert isinstance(root, YMap)
+    return p, p.keys(root, keys, what)
 
 
 def _closest_key(name: str, allowed: dict[str, str]) -> str | None:
