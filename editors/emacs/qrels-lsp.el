@@ -11,7 +11,7 @@
 (defgroup qrels-lsp nil "qrels-lsp language server." :group 'tools)
 
 (defcustom qrels-lsp-command '("qrels-lsp" "serve")
-  "The server's command line; `pipx install qrels-lsp' puts `qrels-lsp' on PATH."
+  "The server's command line; `pipx install /path/to/qrels-lsp' puts `qrels-lsp' on PATH."
   :type '(repeat string))
 
 (defcustom qrels-lsp-settings nil

@@ -2,7 +2,7 @@
 " Source it from your vimrc:  source /path/to/qrels-lsp/editors/vim/qrels_lsp.vim
 " Golden sets and run YAML get the compound filetype `yaml.qrels` (YAML highlighting kept, ALE runs
 " the `qrels` linters too); TREC files get `trec_qrels` / `trec_run`.
-let g:qrels_lsp_executable = get(g:, 'qrels_lsp_executable', 'qrels-lsp')   " pipx install qrels-lsp
+let g:qrels_lsp_executable = get(g:, 'qrels_lsp_executable', 'qrels-lsp')   " pipx install /path/to/qrels-lsp
 
 augroup qrels_lsp_filetypes
   autocmd!

@@ -91,7 +91,7 @@ async function start() {
       output.appendLine(`qrels-lsp failed to start: ${err && err.message ? err.message : err}`);
       vscode.window.showErrorMessage(
         `qrels-lsp failed to start (${resolved.command}): see the "qrels-lsp" output. ` +
-          `Is it installed? \`${resolved.install || 'pipx install qrels-lsp'}\``,
+          `Is it installed? \`${resolved.install || 'pipx install /path/to/qrels-lsp'}\``,
       );
       return null;
     })

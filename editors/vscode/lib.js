@@ -7,7 +7,7 @@ const path = require('path');
 /** The server settings (core/config.py SETTINGS): everything else under `qrels.` is the client's. */
 const SERVER_SETTINGS = ['k', 'relevance_level', 'ignore', 'metrics', 'golden', 'runs', 'bm25_baseline', 'qrels'];
 
-const INSTALL_COMMAND = 'pipx install qrels-lsp';
+const INSTALL_COMMAND = 'pipx install /path/to/qrels-lsp';
 
 const DEFAULT_GOLDEN = ['**/*.qrels.yaml', '**/*.qrels.yml'];
 const DEFAULT_RUNS = ['**/*.run.yaml', '**/*.run.yml'];
@@ -68,7 +68,7 @@ function resolveServer({ command, pythonPath, folders = [], envPath = process.en
     if (!exe) {
       return {
         error: `qrels-lsp: the Python interpreter \`${pythonPath}\` (setting qrels.server.pythonPath) was not found.`,
-        install: `${pythonPath} -m pip install qrels-lsp`,
+        install: `${pythonPath} -m pip install /path/to/qrels-lsp`,
       };
     }
     return { command: exe, args: ['-m', 'qrels_lsp.cli', 'serve'], how: 'qrels.server.pythonPath', python: exe };

@@ -212,7 +212,7 @@ def test_missing_server_says_how_to_install(
     expect = {
         "golden": "support.qrels.yaml",
         "missing": True,
-        "notification": "pipx install qrels-lsp",
+        "notification": "pipx install /path/to/qrels-lsp",
     }
     rc, out, report, logs = launch(
         tools,
@@ -223,5 +223,5 @@ def test_missing_server_says_how_to_install(
         {"SHOT": artefacts / "vscode-missing-server.png", "SHOT_TREC": tmp_path / "unused.png"},
     )
     assert rc == 0, f"{out}\n--- logs:\n{logs}"
-    assert "pipx install qrels-lsp" in report["notification"]
+    assert "pipx install /path/to/qrels-lsp" in report["notification"]
     assert "was not found" in report["notification"]

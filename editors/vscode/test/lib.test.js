@@ -40,7 +40,7 @@ test('resolveServer: pythonPath runs the module', () => {
   assert.deepEqual(r.args, ['-m', 'qrels_lsp.cli', 'serve']);
   assert.equal(r.command, py);
   const bad = resolveServer({ pythonPath: path.join(dir, 'nope'), envPath: '' });
-  assert.equal(bad.install, `${path.join(dir, 'nope')} -m pip install qrels-lsp`);
+  assert.equal(bad.install, `${path.join(dir, 'nope')} -m pip install /path/to/qrels-lsp`);
 });
 
 test('resolveServer: workspace .venv, then PATH, then the install message', () => {
@@ -52,7 +52,7 @@ test('resolveServer: workspace .venv, then PATH, then the install message', () =
   assert.equal(resolveServer({ folders: [], envPath: pathDir, platform: 'linux' }).command, onPath);
   const none = resolveServer({ folders: [], envPath: '/nonexistent', platform: 'linux' });
   assert.match(none.error, /not installed/);
-  assert.equal(none.install, 'pipx install qrels-lsp');
+  assert.equal(none.install, 'pipx install /path/to/qrels-lsp');
 });
 
 test('documentPatterns: defaults plus the golden/runs globs, anchored anywhere', () => {

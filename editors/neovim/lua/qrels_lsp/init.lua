@@ -14,7 +14,7 @@
 local M = {}
 
 M.name = "qrels_lsp"
-M.install_command = "pipx install qrels-lsp"
+M.install_command = "pipx install /path/to/qrels-lsp"
 
 local defaults = {
   cmd = nil,
@@ -89,7 +89,7 @@ function M.resolve_cmd(root)
     if executable(o.python) then
       return { o.python, "-m", "qrels_lsp.cli", "serve" }
     end
-    return nil, ("qrels-lsp: Python `%s` not found. Install the server with `%s -m pip install qrels-lsp`."):format(
+    return nil, ("qrels-lsp: Python `%s` not found. Install the server with `%s -m pip install /path/to/qrels-lsp`."):format(
       o.python,
       o.python
     )
