@@ -118,7 +118,7 @@ def register(server: QrelsServer) -> None:
         analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return None
-        pos = Positions(analysis.text, ls.session.positions(uri, analysis.text).encoding)
+        pos = ls.session.positions(uri, analysis.text)
         span = pos.span(params.range)
         only = params.context.only
         actions: list[types.CodeAction] = []
@@ -152,7 +152,7 @@ def register(server: QrelsServer) -> None:
         analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return None
-        pos = Positions(analysis.text, ls.session.positions(uri, analysis.text).encoding)
+        pos = ls.session.positions(uri, analysis.text)
         hit = query_id_at(analysis.kind, analysis.text, pos.offset(params.position))
         if hit is None:
             return None
@@ -165,7 +165,7 @@ def register(server: QrelsServer) -> None:
         analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return None
-        pos = Positions(analysis.text, ls.session.positions(uri, analysis.text).encoding)
+        pos = ls.session.positions(uri, analysis.text)
         hit = query_id_at(analysis.kind, analysis.text, pos.offset(params.position))
         if hit is None:
             raise JsonRpcException("There is no query id here to rename.", REQUEST_FAILED)

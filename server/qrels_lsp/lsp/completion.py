@@ -113,7 +113,7 @@ def register(server: QrelsServer) -> None:
         analysis = await ls.session.analysis(uri)
         if analysis is None or analysis.kind not in ("golden", "run-yaml"):
             return None
-        pos = Positions(analysis.text, ls.session.positions(uri, analysis.text).encoding)
+        pos = ls.session.positions(uri, analysis.text)
         req = request_for(analysis, pos.offset(params.position), indexes)
         if req.corpus is not None and req.index is None:
             warm(req.corpus)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
@@ -59,6 +60,18 @@ class Positions:
 
     def span(self, rng: types.Range) -> Span:
         return Span(self.offset(rng.start), self.offset(rng.end))
+
+
+class Prerendered(list[dict[str, Any]]):
+    """A response already in JSON form (see QrelsProtocol): for results with thousands of items."""
+
+
+def range_json(pos: Positions, span: Span) -> dict[str, Any]:
+    (l1, c1), (l2, c2) = (
+        pos.lines.position(span.start, pos.encoding),
+        pos.lines.position(span.end, pos.encoding),
+    )
+    return {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}
 
 
 def diagnostic(

@@ -21,7 +21,7 @@ from ..core.present import (
 )
 from ..core.project import Analysis
 from ..core.text import Span
-from .convert import Positions
+from .convert import Prerendered, range_json
 
 if TYPE_CHECKING:
     from .server import QrelsServer
@@ -49,7 +49,7 @@ def lens_items(analysis: Analysis) -> list[tuple[Span, str, dict[str, Any] | Non
         for qid, ranking in analysis.model.rankings.items():
             if qid not in ctx.qrels.queries:
                 title = "not in the golden set · ignored"
-            elif qid in ctx.qrels.unanswerable():
+            elif qid in ctx.unanswerable:
                 title = "unanswerable · excluded from the means"
             else:
                 title = lens_values(result.evaluation.per_query.get(qid, {}), ctx.k)
@@ -64,16 +64,17 @@ def register(server: QrelsServer) -> None:
         analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return []
-        pos = Positions(analysis.text, ls.session.positions(uri, analysis.text).encoding)
-        lenses = []
+        pos = ls.session.positions(uri, analysis.text)
+        # Plain JSON-ready dicts, not lsprotocol objects: a 10,000-question golden set has
+        # 10,000+ lenses per response, and building and unstructuring that many attrs objects
+        # costs more than the analysis. The protocol sends a Prerendered list as it is.
+        lenses = Prerendered()
         for span, title, args in lens_items(analysis):
-            command = types.Command(
-                title=title,
-                command=EXPLAIN_COMMAND if args else "",
-                arguments=[args] if args else None,
-            )
-            lenses.append(types.CodeLens(range=pos.range(span), command=command))
-        return lenses
+            command: dict[str, Any] = {"title": title, "command": EXPLAIN_COMMAND if args else ""}
+            if args:
+                command["arguments"] = [args]
+            lenses.append({"range": range_json(pos, span), "command": command})
+        return lenses  # type: ignore[return-value]
 
     # pygls evaluates a command handler's annotations at call time (to convert the arguments),
     # in this module's globals: `QrelsServer` is imported for type checking only, so annotating

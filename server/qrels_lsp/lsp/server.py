@@ -16,21 +16,35 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from .. import __version__
 from ..core.findings import Finding
 from ..core.project import Analysis
-from .convert import Positions, diagnostic, path_of, uri_of
+from .convert import Positions, Prerendered, diagnostic, path_of, uri_of
 from .session import Session
 
 log = logging.getLogger(__name__)
 SETTINGS_SECTION = "qrels"
 
 
+class QrelsProtocol(LanguageServerProtocol):
+    """pygls's protocol, sending a :class:`Prerendered` result without converting it again."""
+
+    def _serialize_message(self, data: Any) -> dict[str, Any]:
+        result = getattr(data, "result", None)
+        if isinstance(result, Prerendered):
+            return {"jsonrpc": data.jsonrpc, "id": data.id, "result": list(result)}
+        return super()._serialize_message(data)  # type: ignore[no-any-return]
+
+
 class QrelsServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
-            "qrels-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+            "qrels-lsp",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=QrelsProtocol,
         )
         self.session = Session(self)
         self.pull_diagnostics = False
@@ -46,7 +60,7 @@ class QrelsServer(LanguageServer):
 
     # -- diagnostics ----------------------------------------------------------------------
     def diagnostics_for(self, uri: str, analysis: Analysis) -> list[types.Diagnostic]:
-        pos = Positions(analysis.text, self.session.positions(uri, analysis.text).encoding)
+        pos = self.session.positions(uri, analysis.text)
         related = self._related_positions(analysis.findings)
         return [diagnostic(f, pos, uri, related) for f in analysis.findings]
 

@@ -60,6 +60,7 @@ class Session:
         self.project = self._new_project()
         self.snapshots: dict[str, Snapshot] = {}
         self.failures: dict[str, int] = {}
+        self._positions: dict[str, Positions] = {}  # one line index per document text
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._background: set[asyncio.Future[None]] = set()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-analysis")
@@ -125,7 +126,13 @@ class Session:
             else:
                 path = path_of(uri)
                 text = (self._read(path)[0] if path else None) or ""
-        return Positions(text, encoding_of(self.server.workspace.position_encoding))
+        encoding = encoding_of(self.server.workspace.position_encoding)
+        hit = self._positions.get(uri)
+        if hit is not None and hit.lines.text is text and hit.encoding == encoding:
+            return hit  # the same text object: its line index is still right
+        pos = Positions(text, encoding)
+        self._positions[uri] = pos
+        return pos
 
     # -- analysis -------------------------------------------------------------------------
     async def run(self, fn: Callable[[], T]) -> T:
