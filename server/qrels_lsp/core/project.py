@@ -118,6 +118,7 @@ class Project:
         self._checks: dict[Path, CheckCache] = {}
         self._scores: dict[tuple[Path, Path | None], ScoreCache] = {}
         self._rankings: dict[Path, tuple[Run, dict[str, list[str]]]] = {}
+        self._fast_runs: dict[Path, tuple[str, dict[str, list[str]]]] = {}
         self.read = read
         self.progress = progress
         self._parsed: dict[Path, tuple[str, Qrels | Run]] = {}
@@ -130,6 +131,7 @@ class Project:
         """A file changed: drop what was derived from it."""
         path = resolve(path)
         self._parsed.pop(path, None)
+        self._fast_runs.pop(path, None)
         self._topics.pop(path, None)
         for root in list(self._corpora):
             if path == root or root in path.parents:
@@ -269,12 +271,22 @@ class Project:
         if fast:
             text, _ = self.read(path)
             if text is not None and kind_of(path, text, self.config) == "trec-run":
-                return self._scored(ctx, path, None, read_trec_run_ids(text), None)
+                return self._scored(ctx, path, None, self._fast_rankings(path, text), None)
         kind, _text, model, error = self.load(path)
         run = model if isinstance(model, Run) else None
         if run is None and error is None:
             error = f"{path.name} {NOT_A_RUN} ({kind or 'unknown format'})"
         return self._scored(ctx, path, run, self._ranked_ids(path, run), error)
+
+    def _fast_rankings(self, path: Path, text: str) -> dict[str, list[str]]:
+        """A TREC run's rankings without its span model, once per text of the file."""
+        key = resolve(path)
+        hit = self._fast_runs.get(key)
+        if hit is not None and (hit[0] is text or hit[0] == text):
+            return hit[1]
+        rankings = read_trec_run_ids(text)
+        self._fast_runs[key] = (text, rankings)
+        return rankings
 
     def _score_cache(self, golden: Path, run: Path | None) -> ScoreCache:
         key = (resolve(golden), resolve(run) if run is not None else None)
@@ -345,7 +357,9 @@ class Project:
             found = list(model.findings) + check_golden(
                 model, text, own.corpus, level=own.level, cache=checks
             )
-            runs = [self.score_run(own, p) for p in own.run_paths] if with_runs else []
+            # A golden set needs its runs' rankings, not their span models (a TREC run of a
+            # million lines would be a million objects): the run's own file has those.
+            runs = [self.score_run(own, p, fast=True) for p in own.run_paths] if with_runs else []
             if with_runs and self.config.bm25_baseline:
                 base = self.baseline(own, build=self.build_indexes)
                 if base is not None:

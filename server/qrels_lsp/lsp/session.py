@@ -61,6 +61,7 @@ class Session:
         self.snapshots: dict[str, Snapshot] = {}
         self.failures: dict[str, int] = {}
         self._positions: dict[str, Positions] = {}  # one line index per document text
+        self._disk: dict[Path, tuple[tuple[int, int, int, int], tuple[str | None, str | None]]] = {}
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._background: set[asyncio.Future[None]] = set()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-analysis")
@@ -103,7 +104,24 @@ class Session:
         doc = self.server.workspace.text_documents.get(uri_of(path))
         if doc is not None:
             return doc.source, None
-        return read_text(path)
+        return self._read_disk(path)
+
+    def _read_disk(self, path: Path) -> tuple[str | None, str | None]:
+        """A file on disk, read again only when its size, mtime or inode change: a 1M-line run
+        beside the golden set being edited is read once, not on every keystroke (and the same
+        text object keeps the project's caches valid by identity)."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            self._disk.pop(path, None)
+            return read_text(path)
+        key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode)
+        hit = self._disk.get(path)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        result = read_text(path)
+        self._disk[path] = (key, result)
+        return result
 
     def version(self, uri: str) -> int | None:
         doc = self.server.workspace.text_documents.get(uri)
