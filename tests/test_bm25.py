@@ -12,17 +12,9 @@ from conftest import SHARED_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core import bm25
-from qrels_lsp.core.bm25 import (
-    COPY_THRESHOLD,
-    BM25Index,
-    build_index,
-    cache_path,
-    copy_overlap,
-    load_or_build,
-    snippet,
-    tokenize,
-)
+from qrels_lsp.core.bm25 import BM25Index, build_index, cache_path, load_or_build
 from qrels_lsp.core.corpus import Corpus, Document, load_corpus
+from qrels_lsp.core.tokens import COPY_THRESHOLD, copy_overlap, snippet, tokenize
 from rank_bm25 import BM25Okapi
 
 VASWANI = SHARED_DATA / "vaswani"

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 import yaml
 from conftest import EXAMPLES
-from qrels_lsp.core.bm25 import tokenize
 from qrels_lsp.core.completion import NOT_READY, Request, complete
 from qrels_lsp.core.corpus import load_corpus
 from qrels_lsp.core.golden import parse_golden
@@ -21,6 +20,7 @@ from qrels_lsp.core.indexes import IndexCache
 from qrels_lsp.core.judge import JudgeError, apply_edits, judge_golden, judge_trec, yaml_scalar
 from qrels_lsp.core.rename import RenameError, RenameTarget, query_id_at, rename_query
 from qrels_lsp.core.text import Span
+from qrels_lsp.core.tokens import tokenize
 from rank_bm25 import BM25Okapi
 
 

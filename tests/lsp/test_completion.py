@@ -11,10 +11,10 @@ import pytest
 import yaml
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from qrels_lsp.core.bm25 import tokenize
 from qrels_lsp.core.completion import NOT_READY
 from qrels_lsp.core.corpus import load_corpus
 from qrels_lsp.core.golden import GOLDEN_KEYS, QUERY_KEYS
+from qrels_lsp.core.tokens import tokenize
 from rank_bm25 import BM25Okapi
 
 from .applyedits import apply_text_edits

@@ -10,10 +10,14 @@ Rankings are cached per question text: an edit to one question re-scores that qu
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
-from .bm25 import BM25Index, tokenize
 from .metrics import trec_eval_order
 from .model import Qrels
+from .tokens import tokenize
+
+if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
+    from .bm25 import BM25Index
 
 BASELINE_NAME = "bm25 (baseline)"
 BASELINE_TAG = "bm25"

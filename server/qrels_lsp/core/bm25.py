@@ -33,9 +33,7 @@ import hashlib
 import json
 import math
 import os
-import re
 import tempfile
-import unicodedata
 from collections import defaultdict
 
 try:  # the C loop behind Counter(), without Counter's per-call Python overhead
@@ -54,9 +52,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from .corpus import Corpus, Document
+from .corpus import Corpus
+from .tokens import TOKENIZER_VERSION, tokenize
 
-TOKENIZER_VERSION = 1
 INDEX_FORMAT_VERSION = 1
 K1, B, EPSILON = 1.5, 0.75, 0.25  # rank_bm25.BM25Okapi's defaults
 
@@ -64,33 +62,6 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 Progress = Callable[[int, int], None]
 Cancel = Callable[[], bool]
-
-# ---------------------------------------------------------------------------------------------
-# Tokenizer
-
-_CJK = (
-    "\u3041-\u3096\u309d-\u309f"  # hiragana
-    "\u30a1-\u30fa\u30fc-\u30ff"  # katakana (not U+30FB, the middle dot)
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs, extension A, compatibility
-    "\U00020000-\U0003134f"  # extensions B-G
-)
-_WORD = rf"[^\W{_CJK}]+"
-_TOKEN = re.compile(rf"[{_CJK}]|{_WORD}(?:(?<=\d)\.(?=\d){_WORD})*")
-_MARKS = re.compile("[\u0300-\u036f]+")
-
-
-def normalize(text: str) -> str:
-    """Case- and accent-folded text, the form tokens are cut from."""
-    if text.isascii():
-        return text.lower()
-    text = unicodedata.normalize("NFKD", text).casefold()
-    return unicodedata.normalize("NFC", _MARKS.sub("", text))
-
-
-def tokenize(text: str) -> list[str]:
-    """Tokens as the index and queries see them; the module docstring states the rules."""
-    return _TOKEN.findall(normalize(text))
-
 
 # ---------------------------------------------------------------------------------------------
 # The index
@@ -419,85 +390,3 @@ def _consistent(index: BM25Index, arrays: dict[str, np.ndarray]) -> bool:
         return False
     docs = index.post_docs
     return not (len(docs) and (docs.min() < 0 or docs.max() >= n))
-
-
-# ---------------------------------------------------------------------------------------------
-# Snippets and copied questions
-
-_SENTENCES = re.compile(r"(?<=[.!?。！？])\s+|\r\n|\r|\n")
-
-
-def snippet(
-    document: Document | str, query_tokens: Sequence[str], lines: int = 2, width: int = 200
-) -> str:
-    """The ``lines`` sentences or lines that hold most query terms, in document order.
-
-    Distinct terms count first (a line naming two query terms beats one repeating a term),
-    then occurrences; with no match, the document's opening lines. Long lines are cut to
-    ``width`` characters around the first match, so one-line JSONL documents still preview.
-    """
-    text = document.searchable_text if isinstance(document, Document) else document
-    parts = [p.strip() for p in _SENTENCES.split(text) if p and p.strip()]
-    if not parts or lines <= 0:
-        return ""
-    wanted = set(query_tokens)
-    ranked: list[tuple[int, int, int]] = []
-    for i, part in enumerate(parts):
-        toks = tokenize(part)
-        hits = [t for t in toks if t in wanted]
-        if hits:
-            ranked.append((-len(set(hits)), -len(hits), i))
-    chosen = sorted(i for _a, _b, i in sorted(ranked)[:lines]) or list(
-        range(min(lines, len(parts)))
-    )
-    return "\n".join(_window(parts[i], wanted, width) for i in chosen)
-
-
-def _window(line: str, wanted: set[str], width: int) -> str:
-    if len(line) <= width:
-        return line
-    start = 0
-    for m in _TOKEN.finditer(line.lower()):
-        if normalize(m.group()) in wanted:
-            start = max(0, m.start() - width // 4)
-            break
-    end = min(len(line), start + width)
-    start = max(0, end - width)
-    return ("…" if start else "") + line[start:end].strip() + ("…" if end < len(line) else "")
-
-
-_STOPWORD_TEXT = """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers him his how i if in into is it its itself just
-    me more most my no nor not now of off on once only or other our ours out over own same she
-    should so some such than that the their them then there these they this those through to too
-    under until up very was we were what when where which while who whom why will with would you
-    your yours s t don doesn didn isn aren wasn weren won can't"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-"""Function words ignored by :func:`copy_overlap`: sharing them says nothing about copying."""
-COPY_NGRAM = 2
-MIN_COPY_NGRAMS = 3
-COPY_THRESHOLD = 0.7
-"""QR110 fires when :func:`copy_overlap` reaches this: 70% of the question's content-word
-bigrams appear verbatim in its document. Natural paraphrases reorder and swap words and stay well
-below; a question written while reading the document lands near 1.0."""
-
-
-def _content_ngrams(text: str) -> list[tuple[str, ...]]:
-    words = [t for t in tokenize(text) if t not in STOPWORDS]
-    return [tuple(words[i : i + COPY_NGRAM]) for i in range(len(words) - COPY_NGRAM + 1)]
-
-
-def copy_overlap(question: str, document_text: str) -> float:
-    """How much a question copies its document's wording, from 0.0 to 1.0.
-
-    The fraction of the question's content-word bigrams (tokens as :func:`tokenize` cuts them,
-    stopwords removed from both texts first, so "reset *the* password" still matches "reset
-    password") that occur verbatim in the document. A question with fewer than
-    :data:`MIN_COPY_NGRAMS` bigrams scores 0.0: sharing two or three words is no evidence.
-    """
-    grams = _content_ngrams(question)
-    if len(grams) < MIN_COPY_NGRAMS:
-        return 0.0
-    doc_grams = set(_content_ngrams(document_text))
-    return sum(g in doc_grams for g in grams) / len(grams)

@@ -11,12 +11,12 @@ import functools
 import re
 from collections.abc import Iterable
 
-from .bm25 import COPY_THRESHOLD, copy_overlap
 from .corpus import Corpus, CorpusError
 from .edits import insert_entry, remove_item
 from .findings import Finding, Fix, Related, TextEdit, finding, shift_finding
 from .model import Judgment, Qrels, Query, Run
 from .text import LineIndex, Span, line_end_at, line_start_at
+from .tokens import COPY_THRESHOLD, copy_overlap
 
 CorpusState = Corpus | CorpusError | None  # None: the file names no corpus
 

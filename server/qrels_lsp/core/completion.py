@@ -14,18 +14,19 @@ Without a BM25 index (still being built), ids come alphabetically and say so.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-
-from .bm25 import BM25Index, snippet, tokenize
 from .corpus import Corpus
 from .findings import TextEdit
 from .golden import GOLDEN_KEYS, QUERY_KEYS
 from .judge import yaml_scalar
 from .model import Qrels, Run
 from .runyaml import RUN_KEYS
+from .tokens import snippet, tokenize
 from .yamlcontext import Entry, YamlContext, context_at, entries_of
+
+if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
+    from .bm25 import BM25Index
 
 LIMIT = 100
 NOT_READY = "alphabetical: the BM25 index is still being built"
@@ -213,6 +214,8 @@ def _documents(
         scores: dict[str, float] = {}
         provisional = index is None
     else:
+        import numpy as np  # loaded with the index already; kept off the start-up path
+
         arr = index.scores(tokens) if tokens else np.zeros(len(ids))
         order = np.lexsort((np.arange(len(ids)), -arr))
         ranked = [ids[i] for i in order if _matches(ids[i], prefix)]

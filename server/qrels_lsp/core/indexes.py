@@ -7,9 +7,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .bm25 import BM25Index, load_or_build
 from .corpus import Corpus
+
+if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
+    from .bm25 import BM25Index
 
 
 class IndexCache:
@@ -44,6 +47,8 @@ class IndexCache:
         """Load or build the index (slow: run it on the analysis thread)."""
         key = self.key(corpus)
         try:
+            from .bm25 import load_or_build  # numpy, only once an index is wanted
+
             index = self._ready.get(key) or load_or_build(corpus, self.cache_dir, progress=progress)
             if index is not None:
                 self._ready[key] = index

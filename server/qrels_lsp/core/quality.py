@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .bm25 import STOPWORDS, tokenize
 from .corpus import Corpus
+from .tokens import STOPWORDS, tokenize
 
 CANDIDATES_SHOWN = 5
 SPLIT_SHARE = 0.5  # each relevant document holds less than half of the question's terms...
