@@ -250,8 +250,11 @@ def _print_findings(reports: list[tuple[str, str, list[Finding]]], fmt: str) -> 
 def cmd_score(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
+    from .core.kinds import FileKind, kind_of
     from .core.metrics import parse_metric
+    from .core.model import Run
     from .core.project import Project
+    from .core.trec import read_trec_qrels_grades
 
     if not args.golden.exists():
         raise UsageError(f"{args.golden} does not exist")
@@ -265,9 +268,18 @@ def cmd_score(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from exc
         config = replace(config, metrics=metrics)
     project = Project(config, progress=_progress())
-    kind, _text, model, error = project.load(args.golden)
     from .core.model import Qrels
 
+    grades = None
+    kind: FileKind | None
+    model: Qrels | Run | None
+    text, _ = project.read(args.golden)
+    if text is not None and not args.baseline and kind_of(args.golden, text, config) == "trec-qrels":
+        # Scoring needs the judgments, not their spans: 100k qrels lines read in a tenth of the time.
+        kind, model, error = "trec-qrels", Qrels(format="trec"), None
+        grades = read_trec_qrels_grades(text)
+    else:
+        kind, _text, model, error = project.load(args.golden)
     if not isinstance(model, Qrels) or kind is None:
         raise UsageError(
             f"{args.golden} is not a golden set or qrels file ({error or kind or 'unknown format'})"
@@ -277,6 +289,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.relevance_level is not None:
         model.relevance_level = args.relevance_level
     ctx = project.context(args.golden, kind, model)
+    if grades is not None:
+        ctx.grades = grades
     run_paths = [p.resolve() for p in args.runs] or ctx.run_paths
     for p in run_paths:
         if not p.exists():
