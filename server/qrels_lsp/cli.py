@@ -274,7 +274,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     kind: FileKind | None
     model: Qrels | Run | None
     text, _ = project.read(args.golden)
-    if text is not None and not args.baseline and kind_of(args.golden, text, config) == "trec-qrels":
+    if (
+        text is not None
+        and not args.baseline
+        and kind_of(args.golden, text, config) == "trec-qrels"
+    ):
         # Scoring needs the judgments, not their spans: 100k qrels lines read in a tenth of the time.
         kind, model, error = "trec-qrels", Qrels(format="trec"), None
         grades = read_trec_qrels_grades(text)

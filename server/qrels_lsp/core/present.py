@@ -21,7 +21,23 @@ def short(x: float) -> str:
     return f"{x:.2f}"
 
 
+_TITLES: dict[tuple[int, int], tuple[Mapping[str, float], str]] = {}
+
+
 def lens_values(values: Mapping[str, float], k: int) -> str:
+    """`recall@k 0.50 · MRR 0.50`, remembered per values mapping: per-query scores are cached
+    objects (metrics.ScoreCache), so after an edit only the edited query's title is formatted."""
+    hit = _TITLES.get((id(values), k))
+    if hit is not None and hit[0] is values:
+        return hit[1]
+    title = _lens_values(values, k)
+    if len(_TITLES) > 200_000:
+        _TITLES.clear()
+    _TITLES[(id(values), k)] = (values, title)
+    return title
+
+
+def _lens_values(values: Mapping[str, float], k: int) -> str:
     recall = values.get(f"recall@{k}")
     mrr = values.get("mrr")
     parts = []

@@ -56,11 +56,12 @@ def _line_starts(text: str) -> list[int]:
 class LineIndex:
     """Converts between offsets and (line, column) pairs for one text."""
 
-    __slots__ = ("_starts", "text")
+    __slots__ = ("_ascii", "_starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._starts = _line_starts(text)
+        self._ascii = text.isascii()  # then every encoding counts columns alike
 
     @property
     def line_count(self) -> int:
@@ -93,8 +94,10 @@ class LineIndex:
     def position(self, offset: int, encoding: Encoding = "utf-32") -> tuple[int, int]:
         """Zero-based (line, column), the column counted in ``encoding`` code units."""
         offset = max(0, min(offset, len(self.text)))
-        line = self.line_of(offset)
+        line = bisect.bisect_right(self._starts, offset) - 1
         start = self._starts[line]
+        if self._ascii or encoding == "utf-32":
+            return line, offset - start
         return line, _units(self.text[start:offset], encoding)
 
     def offset(self, line: int, column: int, encoding: Encoding = "utf-32") -> int:

@@ -77,7 +77,7 @@ def hover_text(project: Project, analysis: Analysis, target: Target) -> str | No
         ranks = [
             (r.name, rank_in(r.rankings, target.qid, doc_id))
             for r in analysis.runs
-            if r.run is not None or r.baseline
+            if r.error is None
         ]
         text += "\n\n" + ranks_note(target.qid, ranks)
     return text

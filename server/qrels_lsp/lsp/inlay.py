@@ -38,7 +38,7 @@ def hint_items(analysis: Analysis, window: Span) -> list[tuple[int, str]]:
                     out.append((doc.span.end, judgment_label(grades.get(doc.doc_id), ctx.level)))
         return sorted(out)
     assert isinstance(model, Qrels)
-    scored = [r for r in analysis.runs if r.run is not None or r.baseline]
+    scored = [r for r in analysis.runs if r.error is None]
     for qid, query in model.queries.items():
         for j in query.judgments:
             if not in_range(j.span, window):
