@@ -34,6 +34,9 @@ from .trec import (
     read_trec_run_ids,
 )
 
+# Corpora this small are indexed on the spot (tens of milliseconds); larger ones in the background.
+SMALL_CORPUS = 2000
+
 Reader = Callable[[Path], tuple[str | None, str | None]]
 NOT_A_RUN = "is not a run file"
 Progress = Callable[[str, int, int], None]
@@ -329,8 +332,8 @@ class Project:
         if not isinstance(ctx.corpus, Corpus):
             return None
         index = self.indexes.get(ctx.corpus)
-        if index is None and build:
-            index = self.indexes.build(ctx.corpus)
+        if index is None and (build or len(ctx.corpus) <= SMALL_CORPUS):
+            index = self.indexes.build(ctx.corpus)  # small: milliseconds, so the first lenses have it
         if index is None:
             return None
         rankings = self._baselines.rankings(ctx.qrels, index)
