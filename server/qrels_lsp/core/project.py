@@ -333,7 +333,8 @@ class Project:
             return None
         index = self.indexes.get(ctx.corpus)
         if index is None and (build or len(ctx.corpus) <= SMALL_CORPUS):
-            index = self.indexes.build(ctx.corpus)  # small: milliseconds, so the first lenses have it
+            # Small: milliseconds, so the first lenses already have it.
+            index = self.indexes.build(ctx.corpus)
         if index is None:
             return None
         rankings = self._baselines.rankings(ctx.qrels, index)
