@@ -6,13 +6,13 @@ text outside the intended change is compared byte for byte.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 from conftest import EXAMPLES
+from lsp.applyedits import changed_lines as diff
 from qrels_lsp.core.completion import NOT_READY, Request, complete
 from qrels_lsp.core.corpus import load_corpus
 from qrels_lsp.core.golden import parse_golden
@@ -22,18 +22,6 @@ from qrels_lsp.core.rename import RenameError, RenameTarget, query_id_at, rename
 from qrels_lsp.core.text import Span
 from qrels_lsp.core.tokens import tokenize
 from rank_bm25 import BM25Okapi
-
-
-def diff(before: str, after: str) -> tuple[list[str], list[str]]:
-    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    removed: list[str] = []
-    added: list[str] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if tag != "equal":
-            removed += a[i1:i2]
-            added += b[j1:j2]
-    return removed, added
-
 
 # -- judge ---------------------------------------------------------------------------------------
 
