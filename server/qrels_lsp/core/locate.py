@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .model import Qrels, Run
+from .model import Qrels, Run, rank_in_list
 from .project import Analysis, Project, run_name
 from .text import Span
 
@@ -151,25 +151,13 @@ def query_span(model: Qrels | Run, qid: str) -> Span | None:
 def rank_in(rankings: dict[str, list[str]], qid: str, doc_id: str) -> int | None:
     """1-based rank of ``doc_id`` in a scored ranking (RunResult.rankings); None if absent."""
     ranking = rankings.get(qid)
-    if ranking is None:
-        return None
-    try:
-        return ranking.index(doc_id) + 1
-    except ValueError:
-        return None
+    return rank_in_list(ranking, doc_id) if ranking is not None else None
 
 
 def rank_of(run: Run | None, qid: str, doc_id: str) -> int | None:
     """Evaluation rank (1-based, trec_eval's order) of ``doc_id`` for ``qid``; None if absent."""
-    if run is None:
-        return None
-    ranking = run.rankings.get(qid)
-    if ranking is None:
-        return None
-    for rank, doc in enumerate(ranking.docs, start=1):
-        if doc.doc_id == doc_id:
-            return rank
-    return None
+    ranking = run.rankings.get(qid) if run is not None else None
+    return rank_in_list(ranking.doc_ids(), doc_id) if ranking is not None else None
 
 
 def in_range(span: Span, window: Span) -> bool:

@@ -6,6 +6,7 @@ work the same whatever the file looked like. They are plain data: no I/O, no LSP
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -106,3 +107,11 @@ class Run:
 
     def ranked_ids(self) -> dict[str, list[str]]:
         return {qid: r.doc_ids() for qid, r in self.rankings.items()}
+
+
+def rank_in_list(ranking: Sequence[str], doc_id: str) -> int | None:
+    """1-based rank of ``doc_id`` in a ranking (evaluation order); None if it is not there."""
+    try:
+        return ranking.index(doc_id) + 1
+    except ValueError:
+        return None

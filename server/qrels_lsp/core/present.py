@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from .corpus import Document
 from .metrics import Metric, format_value, ndcg_explain, query_scores
-from .model import Qrels, Query
+from .model import Qrels, Query, rank_in_list
 from .project import QrelsContext, RunResult
 
 HOVER_CUTOFFS = (1, 3, 5, 10, 20, 100)
@@ -155,7 +155,7 @@ def query_hover(
     for doc in relevant:
         ranks = []
         for _name, ranking in scored:
-            rank = _rank(ranking, doc)
+            rank = rank_in_list(ranking, doc)
             ranks.append(f"#{rank}" if rank is not None else "–")
         lines.append(f"| `{doc}` | {grades[doc]} | " + " | ".join(ranks) + " |")
     for name, ranking in scored:
@@ -165,13 +165,6 @@ def query_hover(
     if missing:
         lines.append(f"\nNot answered by: {', '.join(missing)} (scores 0).")
     return "\n".join(lines)
-
-
-def _rank(ranking: Sequence[str], doc: str) -> int | None:
-    try:
-        return ranking.index(doc) + 1
-    except ValueError:
-        return None
 
 
 def ndcg_lines(name: str, grades: Mapping[str, int], ranking: Sequence[str], k: int) -> list[str]:

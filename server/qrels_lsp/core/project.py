@@ -9,7 +9,7 @@ corpora are cached; the owner invalidates them when files change.
 from __future__ import annotations
 
 import glob
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,6 +68,7 @@ class QrelsContext:
     corpus_path: Path | None
     corpus: CorpusState
     run_paths: list[Path]
+    run_matches: dict[str, list[Path]] = field(default_factory=dict)  # each pattern's files
     grades: dict[str, dict[str, int]] = field(default_factory=dict)  # qid -> doc -> grade, once
     unanswerable: set[str] = field(default_factory=set)
 
@@ -227,6 +228,7 @@ class Project:
             _attach_topics(qrels, self.topics(binding.topics))
         patterns = [r.value for r in qrels.runs] or list(binding.runs if binding else ())
         base = folder if qrels.runs else (self.config.root or folder)
+        matches = {p: _expand(base, [p]) for p in patterns}  # each glob once per analysis
         metrics = [parse_metric(m) for m in self.config.metrics] or default_metrics(k)
         if self.lens_metrics:
             metrics += [m for m in (Metric("recall", k), Metric("mrr")) if m not in metrics]
@@ -239,7 +241,8 @@ class Project:
             metrics=metrics,
             corpus_path=corpus_path,
             corpus=self.corpus(corpus_path) if corpus_path is not None else None,
-            run_paths=_expand(base, patterns),
+            run_paths=_union(matches.values()),
+            run_matches=matches,
             grades=qrels.grades(),
             unanswerable=qrels.unanswerable(),
         )
@@ -368,9 +371,8 @@ class Project:
                 base = self.baseline(own, build=self.build_indexes)
                 if base is not None:
                     runs.append(base)
-            folder = resolve(path).parent
             for ref in model.runs:
-                hits = _expand(folder, [ref.value])
+                hits = own.run_matches.get(ref.value, [])
                 if not hits:
                     found.append(finding("QR111", ref.span, f"No run file matches `{ref.value}`."))
                 found += _unscored(ref.value, ref.span, [r for r in runs if r.path in hits])
@@ -434,6 +436,11 @@ def _attach_topics(qrels: Qrels, topics: Topics) -> None:
         topic = topics.get(qid)
         if topic is not None and query.question is None:
             query.question = topic.text
+
+
+def _union(groups: Iterable[list[Path]]) -> list[Path]:
+    """Paths in first-seen order, each once."""
+    return list(dict.fromkeys(p for group in groups for p in group))
 
 
 def _expand(base: Path, patterns: list[str]) -> list[Path]:
