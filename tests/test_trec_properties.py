@@ -14,10 +14,12 @@ from conftest import SHARED_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.findings import Finding
+from qrels_lsp.core.metrics import order_by_score
 from qrels_lsp.core.model import Qrels, Run
 from qrels_lsp.core.text import Span
 from qrels_lsp.core.trec import (
     Topics,
+    _read_strict_run,
     parse_beir_qrels,
     parse_queries_jsonl,
     parse_queries_tsv,
@@ -154,6 +156,45 @@ def test_run_parser_never_raises_and_spans_fit(text: str) -> None:
 def test_fast_paths_agree_with_parsers(text: str) -> None:
     assert read_trec_run_ids(text) == parse_trec_run(text).ranked_ids()
     assert read_trec_qrels_grades(text) == parse_trec_qrels(text).grades()
+
+
+# Runs as retrievers write them: six plain fields, queries grouped or interleaved, tied and
+# repeated scores, and now and then what must send the reader off its strict path.
+SCORES = ["1", "1.0", "2.5", "-3", ".5", "5.", "1e3", "inf", "-inf", "nan", "0x10", "1_0", "7"]
+
+
+@st.composite
+def plain_run(draw: Any) -> str:
+    rows = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["q1", "q2", "10", "Q0"]),
+                st.sampled_from(["d1", "d2", "D10", "D9", "Q0", "x"]),
+                st.sampled_from(SCORES),
+            ),
+            min_size=1,
+            max_size=30,
+        )
+    )
+    if draw(st.booleans()):
+        rows.sort(key=lambda r: r[0])
+    lines = [f"{q} Q0 {d} {i} {s} tag" for i, (q, d, s) in enumerate(rows, start=1)]
+    if draw(st.booleans()):  # one line off the strict path: a seventh field, a comment, a gap
+        i = draw(st.integers(0, len(lines) - 1))
+        lines[i] = draw(st.sampled_from([lines[i] + " extra", "#" + lines[i], ""]))
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n", "\n\n"]))
+
+
+@SETTINGS
+@given(plain_run())
+def test_strict_run_path_agrees_with_the_parser(text: str) -> None:
+    assert read_trec_run_ids(text) == parse_trec_run(text).ranked_ids()
+
+
+def test_plain_runs_take_the_strict_path() -> None:
+    text = (SHARED_DATA / "vaswani/bm25_top100.run").read_text(encoding="utf-8")
+    strict = _read_strict_run(text)  # raises if the real run were sent to the slow path
+    assert {q: order_by_score(d) for q, d in strict.items()} == parse_trec_run(text).ranked_ids()
 
 
 @SETTINGS

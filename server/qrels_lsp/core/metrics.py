@@ -96,8 +96,15 @@ def trec_eval_order(entries: Iterable[tuple[str, float]]) -> list[str]:
     for doc_id, score in entries:
         if doc_id not in first:
             first[doc_id] = score
-    ordered = sorted(((score, doc_id) for doc_id, score in first.items()), reverse=True)
-    return [doc_id for _, doc_id in ordered]
+    return order_by_score(first)
+
+
+def order_by_score(scores: Mapping[str, float]) -> list[str]:
+    """:func:`trec_eval_order` of doc ids already unique; NaN scores must be left out before."""
+    return [
+        doc_id
+        for _, doc_id in sorted(zip(scores.values(), scores.keys(), strict=True), reverse=True)
+    ]
 
 
 def _ideal_dcg(grades: Iterable[int], k: int) -> float:
@@ -127,7 +134,8 @@ def _walk(
     depth: int | None,
     level: int,
 ) -> _Pass:
-    """Walk the ranking once, snapshotting counts at each cutoff the way trec_eval's loops do."""
+    """Walk the judged docs of the ranking in rank order, snapshotting counts at each cutoff the
+    way trec_eval's loops do."""
     num_rel = sum(1 for g in grades.values() if g >= level and g >= 0)
     todo = sorted(set(cutoffs))
     rel_at: dict[int, int] = {}
@@ -135,14 +143,10 @@ def _walk(
     n = len(ranking) if depth is None else min(len(ranking), depth)
     rel_so_far, dcg, ap_sum, first_rel = 0, 0.0, 0.0, None
     ci = 0
-    get = grades.get
-    for i in range(n):
-        while ci < len(todo) and i == todo[ci]:
+    for i, g in _judged(grades, ranking, n):
+        while ci < len(todo) and todo[ci] <= i:
             rel_at[todo[ci]], dcg_at[todo[ci]] = rel_so_far, dcg
             ci += 1
-        g = get(ranking[i])
-        if g is None:
-            continue
         if g > 0:
             dcg += g / math.log2(i + 2)
         if g >= level and g >= 0:
@@ -153,6 +157,21 @@ def _walk(
     for c in todo[ci:]:
         rel_at[c], dcg_at[c] = rel_so_far, dcg
     return _Pass(rel_at, dcg_at, first_rel, ap_sum, num_rel)
+
+
+def _judged(grades: Mapping[str, int], ranking: Sequence[str], n: int) -> list[tuple[int, int]]:
+    """(0-based rank, grade) of the judged docs in the top n, in rank order.
+
+    A 1,000-deep ranking has a few dozen judged docs: mapping the ranking's ids to their ranks
+    runs in C, and the Python loop is then over the judgments alone. A ranking that repeats an id
+    (the model never builds one, but a caller could) is walked position by position instead.
+    """
+    top = ranking[:n] if n < len(ranking) else ranking
+    rank_of = dict(zip(top, range(n), strict=True))
+    if len(rank_of) < n:
+        get = grades.get
+        return [(i, g) for i, d in enumerate(top) if (g := get(d)) is not None]
+    return sorted((rank_of[d], g) for d, g in grades.items() if d in rank_of)
 
 
 def _depth(metrics: Sequence[Metric]) -> int | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .findings import Finding, Related, finding
-from .metrics import trec_eval_order
+from .metrics import order_by_score, trec_eval_order
 from .model import Judgment, Qrels, Query, Ranking, Retrieved, Run
 from .text import Span
 
@@ -403,6 +403,49 @@ def parse_trec_run(text: str) -> Run:
 
 def read_trec_run_ids(text: str) -> dict[str, list[str]]:
     """qid -> doc ids in evaluation order, fast, agreeing with :func:`parse_trec_run`."""
+    try:
+        scores = _read_strict_run(text)
+    except ValueError:
+        scores = _read_lenient_run(text)
+    return {qid: order_by_score(q) for qid, q in scores.items()}
+
+
+# What sends a run off the strict path: anything that could make str.split() or float() read a
+# line differently from trec_eval (comments, CRs, exotic whitespace, non-ASCII). Underscores are
+# checked in the score alone, as doc ids and run tags often hold them.
+_NOT_STRICT = ("#", "\r", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def _read_strict_run(text: str) -> dict[str, dict[str, float]]:
+    """The common case in one tight loop: every line exactly six plain fields, no NaN.
+
+    Raises ValueError on anything else (a short or long line, a blank line, a score float() does
+    not read, a NaN) so that the caller falls back to the lenient reader: never a wrong answer,
+    only a slower one. Run files are grouped by query, so the query's dict is looked up only when
+    the query id changes.
+    """
+    if not text.isascii() or any(c in text for c in _NOT_STRICT):
+        raise ValueError("not a plain run")
+    scores: dict[str, dict[str, float]] = {}
+    prev: str | None = None
+    docs: dict[str, float] = {}
+    body = text[:-1] if text.endswith("\n") else text
+    for qid, _, doc, _, score, _ in map(str.split, body.split("\n")):
+        if qid != prev:
+            docs = scores.setdefault(qid, {})
+            prev = qid
+        if "_" in score:  # float() reads 1_0 as 10, C's atof as 1
+            raise ValueError("underscore in a score")
+        docs.setdefault(doc, float(score))
+    for docs in scores.values():
+        total = sum(docs.values())
+        if total != total:  # a NaN (or inf - inf): the lenient reader sorts out which
+            raise ValueError("NaN score")
+    return scores
+
+
+def _read_lenient_run(text: str) -> dict[str, dict[str, float]]:
+    """Every line trec_eval would read, with its C number parsing: the exact, slower path."""
     split = _splitter(text)
     scores: dict[str, dict[str, float]] = {}
     for line in _fast_lines(text):
@@ -423,7 +466,7 @@ def read_trec_run_ids(text: str) -> dict[str, list[str]]:
             q = scores[parts[0]] = {}
         if parts[2] not in q:
             q[parts[2]] = score
-    return {qid: trec_eval_order(q.items()) for qid, q in scores.items()}
+    return scores
 
 
 # --- topics and queries -------------------------------------------------------------------------
