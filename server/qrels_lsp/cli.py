@@ -531,8 +531,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    import gc
+
+    # lsprotocol builds thousands of long-lived objects at import: collecting while they are made
+    # only walks them again and again. They are frozen out of every later collection instead.
+    gc.disable()
     from .lsp.server import serve
 
+    gc.enable()
+    gc.freeze()
     host, port = None, None
     if args.tcp:
         host, _, port_text = args.tcp.rpartition(":")

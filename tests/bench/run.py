@@ -78,6 +78,7 @@ def setup_peers(node_prefix: Path) -> dict[str, str]:
             ],
             check=True,
         )
+    compile_ours()
     from importlib.metadata import version
 
     return {
@@ -89,6 +90,19 @@ def setup_peers(node_prefix: Path) -> dict[str, str]:
         "pygls": version("pygls"),
         "qrels-lsp": version("qrels-lsp"),
     }
+
+
+def compile_ours() -> None:
+    """Byte-compile qrels_lsp as pip does for a regular install.
+
+    The peers were compiled by pip when installed; an editable install of ours is compiled on
+    first import, or never where PYTHONDONTWRITEBYTECODE is set, and every start would then time
+    the compiler rather than the server.
+    """
+    spec = importlib.util.find_spec("qrels_lsp")
+    assert spec is not None and spec.submodule_search_locations
+    for folder in spec.submodule_search_locations:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", folder], check=True)
 
 
 def machine() -> dict[str, Any]:

@@ -17,11 +17,6 @@ from typing import Any
 from .findings import Finding, finding
 from .text import LineIndex, Span
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 CONFIG_FILE = "qrels-lsp.toml"
 DEFAULT_GOLDEN = ("**/*.qrels.yaml", "**/*.qrels.yml")
 DEFAULT_RUNS = ("**/*.run.yaml", "**/*.run.yml", "**/*.trec", "**/*.run")
@@ -110,6 +105,13 @@ def load_config_file(path: Path) -> Config:
 
 
 def parse_config_text(text: str, path: Path) -> Config:
+    # Imported here: most workspaces have no config file, and the server's start-up should not
+    # pay for a TOML parser (and the datetime module it loads) it never uses.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
     base = Config(root=path.parent, source=path)
     try:
         data = tomllib.loads(text)

@@ -31,8 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from rapidfuzz import fuzz, process
-
 from .files import MiB, describe_mode, read_regular
 from .text import LineIndex, Span, decode
 
@@ -175,6 +173,8 @@ class Corpus:
         """
         if n <= 0 or not self._docs:
             return []
+        from rapidfuzz import fuzz, process  # only when a fix is wanted, not at start-up
+
         hits = process.extract(doc_id, self.ids, scorer=fuzz.ratio, limit=n, score_cutoff=1)
         return [choice for choice, _score, _index in hits]
 
