@@ -6,7 +6,8 @@ hints) and the CLI, so that the editor and the terminal say the same thing the s
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 
 from .corpus import Document
 from .metrics import Metric, format_value, ndcg_explain, query_scores
@@ -22,6 +23,8 @@ def short(x: float) -> str:
 
 
 _TITLES: dict[tuple[int, int], tuple[Mapping[str, float], str]] = {}
+_NO_VALUES: Mapping[str, float] = MappingProxyType({})  # one object, so its title is cached too
+UNANSWERABLE_TITLE = "unanswerable · excluded from the means"
 
 
 def lens_values(values: Mapping[str, float], k: int) -> str:
@@ -48,21 +51,30 @@ def _lens_values(values: Mapping[str, float], k: int) -> str:
     return " · ".join(parts)
 
 
-def query_lens_titles(ctx: QrelsContext, query: Query, runs: Sequence[RunResult]) -> list[str]:
-    """One title per run (just one line when a single run is compared)."""
-    if query.unanswerable:
-        return ["unanswerable · excluded from the means"]
-    if not runs:
-        return []
-    titles = []
-    for r in runs:
-        prefix = f"{r.name}: " if len(runs) > 1 else ""
-        if query.qid in r.evaluation.missing:
-            titles.append(f"{prefix}not in the run · scores 0")
+def query_lens_titles(
+    ctx: QrelsContext, queries: Iterable[Query], runs: Sequence[RunResult]
+) -> Iterator[tuple[Query, list[str]]]:
+    """Each question with one title per run (no run prefix when a single run is compared).
+
+    One pass with each run's tables looked up once: the editor asks for every question's lenses
+    after every keystroke, and a golden set can hold tens of thousands of questions.
+    """
+    k = ctx.k
+    tables = [
+        (f"{r.name}: " if len(runs) > 1 else "", r.evaluation.per_query, r.evaluation.missing)
+        for r in runs
+    ]
+    for query in queries:
+        if query.unanswerable:
+            yield query, [UNANSWERABLE_TITLE]
             continue
-        values = r.evaluation.per_query.get(query.qid, {})
-        titles.append(prefix + lens_values(values, ctx.k))
-    return titles
+        titles = []
+        for prefix, per_query, missing in tables:
+            if query.qid in missing:
+                titles.append(f"{prefix}not in the run · scores 0")
+            else:
+                titles.append(prefix + lens_values(per_query.get(query.qid, _NO_VALUES), k))
+        yield query, titles
 
 
 def counts(ctx: QrelsContext) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
@@ -62,16 +61,9 @@ class Positions:
         return Span(self.offset(rng.start), self.offset(rng.end))
 
 
-class Prerendered(list[dict[str, Any]]):
-    """A response already in JSON form (see QrelsProtocol): for results with thousands of items."""
-
-
-def range_json(pos: Positions, span: Span) -> dict[str, Any]:
-    (l1, c1), (l2, c2) = (
-        pos.lines.position(span.start, pos.encoding),
-        pos.lines.position(span.end, pos.encoding),
-    )
-    return {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}
+class RawJSON(str):
+    """A result already encoded as JSON text, sent as it is (see QrelsProtocol): for responses
+    with thousands of items, whose encoding would otherwise cost more than computing them."""
 
 
 def diagnostic(

@@ -6,6 +6,7 @@ shows what the codeLens response holds and does not honour refresh requests.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -13,6 +14,7 @@ from pygls.lsp.server import LanguageServer
 
 from ..core.model import Qrels, Run
 from ..core.present import (
+    UNANSWERABLE_TITLE,
     header_titles,
     lens_values,
     query_hover,
@@ -21,7 +23,7 @@ from ..core.present import (
 )
 from ..core.project import Analysis
 from ..core.text import Span
-from .convert import Prerendered, range_json
+from .convert import Positions, RawJSON
 
 if TYPE_CHECKING:
     from .server import QrelsServer
@@ -39,9 +41,9 @@ def lens_items(analysis: Analysis) -> list[tuple[Span, str, dict[str, Any] | Non
     path = str(analysis.path)
     if isinstance(analysis.model, Qrels):
         out += [(top, title, None) for title in header_titles(ctx, analysis.runs)]
-        for query in analysis.model.queries.values():
-            for title in query_lens_titles(ctx, query, analysis.runs):
-                out.append((query.span, title, {"path": path, "qid": query.qid}))
+        for query, titles in query_lens_titles(ctx, analysis.model.queries.values(), analysis.runs):
+            args = {"path": path, "qid": query.qid}
+            out += [(query.span, title, args) for title in titles]
         return out
     if isinstance(analysis.model, Run) and analysis.runs:
         result = analysis.runs[0]
@@ -50,14 +52,59 @@ def lens_items(analysis: Analysis) -> list[tuple[Span, str, dict[str, Any] | Non
             if qid not in ctx.qrels.queries:
                 title = "not in the golden set · ignored"
             elif qid in ctx.unanswerable:
-                title = "unanswerable · excluded from the means"
+                title = UNANSWERABLE_TITLE
             else:
                 title = lens_values(result.evaluation.per_query.get(qid, {}), ctx.k)
             out.append((ranking.span, title, {"path": path, "qid": qid}))
     return out
 
 
+class LensEncoder:
+    """One document's lenses as JSON text, each lens encoded once.
+
+    A 10,000-question golden set has 20,000 lenses when two runs are compared, and an editor asks
+    for all of them after every keystroke. Building that many lsprotocol objects, or even plain
+    dicts, and encoding them costs far more than the analysis; but a keystroke changes one
+    question's numbers, and typing within a line moves no lens. So each lens's JSON is kept by
+    what it shows (its range, title and query), and a response is those texts joined.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._encoded: dict[tuple[tuple[int, int, int, int], str, str | None], str] = {}
+
+    def encode(self, pos: Positions, items: list[tuple[Span, str, dict[str, Any] | None]]) -> str:
+        if len(self._encoded) > 4 * len(items) + 1024:
+            self._encoded.clear()  # what a rewrite of the file left behind
+        position = pos.lines.position
+        enc = pos.encoding
+        parts = []
+        last: Span | None = None
+        where = (0, 0, 0, 0)
+        for span, title, args in items:
+            if span is not last:  # a question's lenses (one per run) share its range
+                last = span
+                where = (*position(span.start, enc), *position(span.end, enc))
+            key = (where, title, args["qid"] if args else None)
+            text = self._encoded.get(key)
+            if text is None:
+                text = self._encoded[key] = _lens_json(where, title, args)
+            parts.append(text)
+        return "[" + ",".join(parts) + "]"
+
+
+def _lens_json(where: tuple[int, int, int, int], title: str, args: dict[str, Any] | None) -> str:
+    l1, c1, l2, c2 = where
+    command: dict[str, Any] = {"title": title, "command": EXPLAIN_COMMAND if args else ""}
+    if args:
+        command["arguments"] = [args]
+    rng = {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}
+    return json.dumps({"range": rng, "command": command}, separators=(",", ":"))
+
+
 def register(server: QrelsServer) -> None:
+    encoders: dict[str, LensEncoder] = {}
+
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     async def code_lens(ls: QrelsServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         uri = params.text_document.uri
@@ -65,16 +112,13 @@ def register(server: QrelsServer) -> None:
         if analysis is None:
             return []
         pos = ls.session.positions(uri, analysis.text)
-        # Plain JSON-ready dicts, not lsprotocol objects: a 10,000-question golden set has
-        # 10,000+ lenses per response, and building and unstructuring that many attrs objects
-        # costs more than the analysis. The protocol sends a Prerendered list as it is.
-        lenses = Prerendered()
-        for span, title, args in lens_items(analysis):
-            command: dict[str, Any] = {"title": title, "command": EXPLAIN_COMMAND if args else ""}
-            if args:
-                command["arguments"] = [args]
-            lenses.append({"range": range_json(pos, span), "command": command})
-        return lenses  # type: ignore[return-value]
+        path = str(analysis.path)
+        encoder = encoders.get(uri)
+        if encoder is None or encoder.path != path:
+            for gone in [u for u in encoders if u not in ls.workspace.text_documents]:
+                del encoders[gone]
+            encoder = encoders[uri] = LensEncoder(path)
+        return RawJSON(encoder.encode(pos, lens_items(analysis)))  # type: ignore[return-value]
 
     # pygls evaluates a command handler's annotations at call time (to convert the arguments),
     # in this module's globals: `QrelsServer` is imported for type checking only, so annotating

@@ -7,7 +7,9 @@ handlers in :func:`create_server`; each converts core results to LSP types and n
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
+import json
 import logging
 import threading
 from pathlib import Path
@@ -21,7 +23,7 @@ from pygls.protocol import LanguageServerProtocol
 from .. import __version__
 from ..core.findings import Finding
 from ..core.project import Analysis
-from .convert import Positions, Prerendered, diagnostic, path_of, uri_of
+from .convert import Positions, RawJSON, diagnostic, path_of, uri_of
 from .session import Session
 
 log = logging.getLogger(__name__)
@@ -29,13 +31,30 @@ SETTINGS_SECTION = "qrels"
 
 
 class QrelsProtocol(LanguageServerProtocol):
-    """pygls's protocol, sending a :class:`Prerendered` result without converting it again."""
+    """pygls's protocol, sending a :class:`RawJSON` result as the JSON text it already is."""
 
-    def _serialize_message(self, data: Any) -> dict[str, Any]:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._sending: set[asyncio.Future[Any]] = set()
+
+    def _send_data(self, data: Any) -> None:
         result = getattr(data, "result", None)
-        if isinstance(result, Prerendered):
-            return {"jsonrpc": data.jsonrpc, "id": data.id, "result": list(result)}
-        return super()._serialize_message(data)  # type: ignore[no-any-return]
+        if not isinstance(result, RawJSON) or self.writer is None:
+            super()._send_data(data)
+            return
+        # RawJSON is ASCII (json.dumps escapes the rest), so its length is its byte length.
+        body = f'{{"jsonrpc":"2.0","id":{json.dumps(data.id)},"result":{result}}}'
+        header = (
+            f"Content-Length: {len(body)}\r\n"
+            f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            if self._include_headers
+            else ""
+        )
+        res = self.writer.write((header + body).encode("ascii"))
+        if inspect.isawaitable(res):  # a websocket's send; stdio and TCP write at once
+            task = asyncio.ensure_future(res)
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
 
 
 class QrelsServer(LanguageServer):
