@@ -24,6 +24,7 @@ from ..core.indexes import IndexCache
 from ..core.kinds import kind_by_name
 from ..core.project import Analysis, Project
 from .convert import Positions, encoding_of, path_of, uri_of
+from .heap import IDLE_COLLECT_SECONDS, HeapPolicy
 
 if TYPE_CHECKING:
     from .server import QrelsServer
@@ -66,6 +67,8 @@ class Session:
         self._background: set[asyncio.Future[None]] = set()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-analysis")
         self._progress_lock = threading.Lock()
+        self.heap = HeapPolicy()
+        self._idle_collect: asyncio.TimerHandle | None = None
         self.closed = False
         # Called on the event loop with each freshly analysed document (e.g. to warm caches).
         self.on_analysis: list[Callable[[str, Analysis], None]] = []
@@ -166,7 +169,8 @@ class Session:
         try:
             if _FAULTS and path.name in _FAULTS and not self.failures.get(uri):
                 raise RuntimeError(f"injected fault for {path.name} ({FAULT_ENV})")
-            analysis = self.project.analyse(path)
+            with self.heap.paused():
+                analysis = self.project.analyse(path)
         except Exception:  # a bug must not take the editor down: log it, answer without it
             log.error("analysis of %s failed:\n%s", uri, traceback.format_exc())
             self.failures[uri] = self.failures.get(uri, 0) + 1
@@ -229,6 +233,7 @@ class Session:
                 dep = await self.analysis(dependent)
                 await self.server.publish(dependent, dep)
             self.server.refresh_views()
+            self._collect_when_idle()
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -236,6 +241,21 @@ class Session:
         finally:
             if self._pending.get(uri) is asyncio.current_task():
                 self._pending.pop(uri, None)
+
+    def _collect_when_idle(self) -> None:
+        """The heap's deferred collection, once no document has changed for a while."""
+        if self._idle_collect is not None:
+            self._idle_collect.cancel()
+
+        def collect() -> None:
+            self._idle_collect = None
+            if not self.closed and not self._pending:
+                task = asyncio.ensure_future(self.run(self.heap.collect))
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+
+        loop = asyncio.get_running_loop()
+        self._idle_collect = loop.call_later(IDLE_COLLECT_SECONDS, collect)
 
     def reanalyse_open(self) -> None:
         """Something every open file may depend on is ready (a BM25 index): analyse them again."""
@@ -302,6 +322,8 @@ class Session:
 
     def shutdown(self) -> None:
         self.closed = True
+        if self._idle_collect is not None:
+            self._idle_collect.cancel()
         for task in self._pending.values():
             task.cancel()
         self._executor.shutdown(wait=False, cancel_futures=True)
