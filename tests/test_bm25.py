@@ -288,3 +288,28 @@ def test_copy_overlap() -> None:
     assert copy_overlap("What is E1042?", doc) == 0.0  # too short to judge
     assert copy_overlap("", doc) == 0.0
     assert 0.0 <= copy_overlap("firmware too old means error e1042 firmware", doc) <= 1.0
+
+
+def test_copy_overlap_bound_never_hides_a_copy() -> None:
+    """With ``at_least`` the substring bound may stand in for the value only below the threshold:
+    every question of the demo and every sentence of its documents, against every document."""
+    from conftest import EXAMPLES
+    from qrels_lsp.core.golden import parse_golden
+
+    corpus = load_corpus(EXAMPLES / "corpus")
+    assert isinstance(corpus, Corpus)
+    texts = [d.searchable_text for d in corpus.documents()]
+    golden = parse_golden((EXAMPLES / "support.qrels.yaml").read_text(encoding="utf-8"))
+    questions = [q.question for q in golden.queries.values() if q.question]
+    questions += [s for t in texts for s in re.split(r"(?<=[.!?])\s+", t) if len(s) > 30]
+    fired = 0
+    for question in questions:
+        for text in texts:
+            exact = copy_overlap(question, text)
+            fast = copy_overlap(question, text, at_least=COPY_THRESHOLD)
+            if exact >= COPY_THRESHOLD:
+                fired += 1
+                assert fast == exact
+            else:
+                assert exact <= fast < COPY_THRESHOLD or fast == exact
+    assert fired > 0  # the copied sentences are found, so the comparison is not vacuous

@@ -232,7 +232,7 @@ def _copied_wording(query: Query, corpus: Corpus, level: int) -> Iterable[Findin
         doc = corpus.get(j.doc_id)
         if doc is None:
             continue
-        overlap = copy_overlap(query.question, doc.searchable_text)
+        overlap = copy_overlap(query.question, doc.searchable_text, at_least=COPY_THRESHOLD)
         if overlap >= COPY_THRESHOLD:
             yield finding(
                 "QR110",

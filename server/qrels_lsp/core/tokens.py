@@ -109,16 +109,26 @@ def _content_ngrams(text: str) -> list[tuple[str, ...]]:
     return [tuple(words[i : i + COPY_NGRAM]) for i in range(len(words) - COPY_NGRAM + 1)]
 
 
-def copy_overlap(question: str, document_text: str) -> float:
+def copy_overlap(question: str, document_text: str, at_least: float = 0.0) -> float:
     """How much a question copies its document's wording, from 0.0 to 1.0.
 
     The fraction of the question's content-word bigrams (tokens as :func:`tokenize` cuts them,
     stopwords removed from both texts first, so "reset *the* password" still matches "reset
     password") that occur verbatim in the document. A question with fewer than
     :data:`MIN_COPY_NGRAMS` bigrams scores 0.0: sharing two or three words is no evidence.
+
+    Below ``at_least`` the value may be an upper bound instead. Tokenizing the document is the
+    cost (a golden set checks every question against each of its documents), and a bigram whose
+    words are not even substrings of the folded document cannot occur in it: most questions are
+    ruled out by that count alone.
     """
     grams = _content_ngrams(question)
     if len(grams) < MIN_COPY_NGRAMS:
         return 0.0
+    if at_least > 0.0:
+        folded = normalize(document_text)
+        bound = sum(all(w in folded for w in g) for g in grams) / len(grams)
+        if bound < at_least:
+            return bound
     doc_grams = set(_content_ngrams(document_text))
     return sum(g in doc_grams for g in grams) / len(grams)
