@@ -216,7 +216,7 @@ def _register_lifecycle(server: QrelsServer) -> None:
     def did_open(ls: QrelsServer, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
         if ls.session.is_ours(uri):
-            ls.session.changed(uri, debounce=0)
+            ls.session.changed(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: QrelsServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -260,7 +260,7 @@ def _register_lifecycle(server: QrelsServer) -> None:
             _apply_settings(ls, settings)
         for uri in list(ls.workspace.text_documents):
             if ls.session.is_ours(uri):
-                ls.session.changed(uri, debounce=0)
+                ls.session.changed(uri)
 
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-DEBOUNCE_SECONDS = 0.02
 RETRY_SECONDS = 1.0
 # Fault injection for the robustness tests: file names whose first analysis raises, so that
 # the crash report and the retry can be seen end to end. Empty in normal use.
@@ -204,19 +203,21 @@ class Session:
                 self.snapshots[uri] = snapshot
             return snapshot.analysis
 
-    def changed(self, uri: str, *, debounce: float = DEBOUNCE_SECONDS) -> None:
-        """A document changed: re-analyse it and what depends on it, after a short pause."""
+    def changed(self, uri: str) -> None:
+        """A document changed: re-analyse it and what depends on it.
+
+        At once, with no debounce delay: keystrokes that arrive while an analysis runs cancel
+        each other's refresh still queued for the analysis thread, so a burst costs one more
+        analysis, of its last version, and a single keystroke waits for nothing."""
         if self.closed:  # after shutdown nothing more is sent
             return
         pending = self._pending.pop(uri, None)
         if pending is not None:
             pending.cancel()
-        self._pending[uri] = asyncio.ensure_future(self._refresh(uri, debounce))
+        self._pending[uri] = asyncio.ensure_future(self._refresh(uri))
 
-    async def _refresh(self, uri: str, debounce: float) -> None:
+    async def _refresh(self, uri: str) -> None:
         try:
-            if debounce:
-                await asyncio.sleep(debounce)
             analysis = await self.analysis(uri)
             if analysis is None:
                 attempts = self.failures.get(uri, 0)
@@ -264,12 +265,12 @@ class Session:
         self.snapshots.clear()
         for uri in list(self.server.workspace.text_documents):
             if self.is_ours(uri):
-                self.changed(uri, debounce=0)
+                self.changed(uri)
 
     def _retry(self, uri: str, delay: float) -> None:
         def again() -> None:
             if not self.closed and uri in self.server.workspace.text_documents:
-                self.changed(uri, debounce=0)
+                self.changed(uri)
 
         asyncio.get_running_loop().call_later(delay, again)
 
@@ -311,7 +312,7 @@ class Session:
             self.snapshots.clear()
             for uri in list(self.server.workspace.text_documents):
                 if self.is_ours(uri):
-                    self.changed(uri, debounce=0)
+                    self.changed(uri)
 
         task = asyncio.ensure_future(go())
         self._background.add(task)
