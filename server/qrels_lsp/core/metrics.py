@@ -9,7 +9,9 @@ number of metrics asked for, because a language server re-scores on every keystr
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -297,10 +299,11 @@ def evaluate(
     out.unknown = [qid for qid in run if qid not in qrels]
     counted = sorted(qid for qid in qrels if qid not in unanswerable)
     out.n_queries = len(counted)
+    rows = [out.per_query[qid] for qid in counted]
     for name in empty:
-        total = 0.0
-        for qid in counted:
-            total += out.per_query[qid][name]
+        # One addition after another from 0.0, as trec_eval's loop does (not sum(), which
+        # compensates rounding since Python 3.12), in C: 10,000 questions on every keystroke.
+        total = functools.reduce(operator.add, map(operator.itemgetter(name), rows), 0.0)
         out.mean[name] = total / len(counted) if counted else 0.0
     return out
 
