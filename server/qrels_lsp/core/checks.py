@@ -16,7 +16,7 @@ from .edits import insert_entry, remove_item
 from .findings import Finding, Fix, Related, TextEdit, finding, shift_finding
 from .model import Judgment, Qrels, Query, Run
 from .text import LineIndex, Span, line_end_at, line_start_at
-from .tokens import COPY_THRESHOLD, copy_overlap
+from .tokens import COPY_THRESHOLD, content_ngrams, ngram_overlap
 
 CorpusState = Corpus | CorpusError | None  # None: the file names no corpus
 
@@ -228,11 +228,12 @@ def unknown_document(code: str, doc_id: str, span: Span, corpus: Corpus) -> Find
 def _copied_wording(query: Query, corpus: Corpus, level: int) -> Iterable[Finding]:
     if not query.question or query.question_span is None:
         return
+    grams = content_ngrams(query.question)
     for j in _relevant(query, level):
         doc = corpus.get(j.doc_id)
         if doc is None:
             continue
-        overlap = copy_overlap(query.question, doc.searchable_text, at_least=COPY_THRESHOLD)
+        overlap = ngram_overlap(grams, doc.searchable_text, at_least=COPY_THRESHOLD)
         if overlap >= COPY_THRESHOLD:
             yield finding(
                 "QR110",

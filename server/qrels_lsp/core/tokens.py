@@ -104,7 +104,8 @@ bigrams appear verbatim in its document. Natural paraphrases reorder and swap wo
 below; a question written while reading the document lands near 1.0."""
 
 
-def _content_ngrams(text: str) -> list[tuple[str, ...]]:
+def content_ngrams(text: str) -> list[tuple[str, ...]]:
+    """The content-word bigrams :func:`copy_overlap` compares (stopwords removed first)."""
     words = [t for t in tokenize(text) if t not in STOPWORDS]
     return [tuple(words[i : i + COPY_NGRAM]) for i in range(len(words) - COPY_NGRAM + 1)]
 
@@ -117,18 +118,27 @@ def copy_overlap(question: str, document_text: str, at_least: float = 0.0) -> fl
     password") that occur verbatim in the document. A question with fewer than
     :data:`MIN_COPY_NGRAMS` bigrams scores 0.0: sharing two or three words is no evidence.
 
-    Below ``at_least`` the value may be an upper bound instead. Tokenizing the document is the
-    cost (a golden set checks every question against each of its documents), and a bigram whose
-    words are not even substrings of the folded document cannot occur in it: most questions are
-    ruled out by that count alone.
+    Below ``at_least`` the value may be an upper bound instead (see :func:`ngram_overlap`).
     """
-    grams = _content_ngrams(question)
+    return ngram_overlap(content_ngrams(question), document_text, at_least)
+
+
+def ngram_overlap(
+    grams: Sequence[tuple[str, ...]], document_text: str, at_least: float = 0.0
+) -> float:
+    """:func:`copy_overlap` of a question's :func:`content_ngrams`, computed once per question.
+
+    Tokenizing the document is the cost (a golden set checks every question against each of its
+    documents), and a bigram whose words are not even substrings of the folded document cannot
+    occur in it: most pairs are ruled out by that count alone, which is returned when it is below
+    ``at_least``.
+    """
     if len(grams) < MIN_COPY_NGRAMS:
         return 0.0
     if at_least > 0.0:
         folded = normalize(document_text)
-        bound = sum(all(w in folded for w in g) for g in grams) / len(grams)
+        bound = sum(all(map(folded.__contains__, g)) for g in grams) / len(grams)
         if bound < at_least:
             return bound
-    doc_grams = set(_content_ngrams(document_text))
+    doc_grams = set(content_ngrams(document_text))
     return sum(g in doc_grams for g in grams) / len(grams)
