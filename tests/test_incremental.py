@@ -60,6 +60,8 @@ def test_edits_that_change_structure_decline_or_agree() -> None:
         DEMO.replace("k: 5 ", "k: 6 ", 1),  # outside the queries
         DEMO[:relevant] + "\n  new-query:\n    question: x\n    " + DEMO[relevant:],  # a new entry
         DEMO.replace('kb/factory-reset.md: "2"', "kb/factory-reset.md: 2", 1),  # a fix
+        # the line breaks before the next entry deleted: its key joins the edited entry's line
+        DEMO.replace("rma.md]\n\n  shield-yearly-cost:", "rma.md]  shield-yearly-cost:", 1),
     ]
     for new in cases:
         check(DEMO, new)  # agrees when it does not decline

@@ -72,6 +72,9 @@ def reparse(old_text: str, old: Qrels, new_text: str) -> Qrels | None:
         return None  # touches the key, or spills over the entry
     if i + 1 == len(queries) and edit.old_end == end and edit.delta > 0:
         return None  # typing at the very end of the last entry may start a new key
+    new_end = end + edit.delta
+    if not _at_line_end(new_text, new_end, last=i + 1 == len(queries)):
+        return None  # the edit removed the line break before the next entry: lines merged
     entry = parse_query_entry(
         new_text[start : end + edit.delta], query.qid, query.span.start - start
     )
@@ -80,6 +83,14 @@ def reparse(old_text: str, old: Qrels, new_text: str) -> Qrels | None:
     fresh, entry_findings = entry
     shifted = [shift_finding(f, start) for f in entry_findings]
     return _splice(old, i, queries, _shift_query(fresh, start), shifted, start, end, edit)
+
+
+def _at_line_end(text: str, at: int, *, last: bool) -> bool:
+    """Whether an entry's slice ending at ``at`` still ends where its line does: before the
+    next entry's line (a break just before) or, for the last entry, at a break or the end."""
+    if last:
+        return at == len(text) or text[at] in "\r\n"
+    return at > 0 and text[at - 1] in "\r\n"
 
 
 def _splice(
