@@ -24,10 +24,24 @@ def same(a: Qrels, b: Qrels) -> None:
 
 
 def check(old: str, new: str) -> bool:
-    result = reparse(old, parse_golden(old), new)
+    before = parse_golden(old)
+    result = reparse(old, before, new)
     if result is None:
         return False
-    same(result, parse_golden(new))
+    model, edit = result
+    same(model, parse_golden(new))
+    if edit is not None:  # what the caches are told: one query, and how the rest moved
+        assert edit.before is before and edit.qid in model.queries
+        for qid, q in model.queries.items():
+            if qid != edit.qid:
+                old_q = before.queries[qid]
+                assert (q.question, q.unanswerable, q.grades()) == (
+                    old_q.question,
+                    old_q.unanswerable,
+                    old_q.grades(),
+                )
+                moved = edit.delta if old_q.span.start >= edit.end else 0
+                assert q.span.start == old_q.span.start + moved
     return True
 
 

@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from .corpus import Corpus, CorpusError
 from .edits import insert_entry, remove_item
 from .findings import Finding, Fix, Related, TextEdit, finding, shift_finding
-from .model import Judgment, Qrels, Query, Run
+from .incremental import EntryEdit
+from .model import Judgment, Qrels, QrelsFormat, Query, Run
 from .text import LineIndex, Span, line_end_at, line_start_at
 from .tokens import COPY_THRESHOLD, content_ngrams, ngram_overlap
 
@@ -26,10 +27,15 @@ class CheckCache:
 
     A query's findings depend on its entry's text (from its key's line to the end of its last
     line), the corpus and the relevance level; cached findings are moved with their entry.
+
+    The last result is kept per query too: after an edit of one entry (an :class:`EntryEdit`
+    from the incremental re-parse), the others' findings are the last ones, moved by the edit
+    where they lie after it, with no pass over every entry's text.
     """
 
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str, int, int], tuple[int, list[Finding]]] = {}
+        self._last: tuple[Qrels, int, int, dict[str, list[Finding]]] | None = None
 
     def get(self, key: tuple[str, str, int, int], start: int) -> list[Finding] | None:
         hit = self._entries.get(key)
@@ -45,11 +51,35 @@ class CheckCache:
         for key in [k for k in self._entries if k not in keys]:
             del self._entries[key]
 
+    def remember(
+        self, qrels: Qrels, corpus: Corpus | None, level: int, found: dict[str, list[Finding]]
+    ) -> None:
+        self._last = (qrels, id(corpus), level, found)
+
+    def last_for(
+        self, edit: EntryEdit, corpus: Corpus | None, level: int
+    ) -> dict[str, list[Finding]] | None:
+        """The last per-query findings, if they were computed for the model ``edit`` changed."""
+        last = self._last
+        if last is None or last[0] is not edit.before or (last[1], last[2]) != (id(corpus), level):
+            return None
+        return last[3]
+
 
 def check_golden(
-    qrels: Qrels, text: str, corpus: CorpusState, *, level: int = 1, cache: CheckCache | None = None
+    qrels: Qrels,
+    text: str,
+    corpus: CorpusState,
+    *,
+    level: int = 1,
+    cache: CheckCache | None = None,
+    edit: EntryEdit | None = None,
 ) -> list[Finding]:
-    """Checks of a golden set (or TREC/BEIR qrels, where the text-level fixes do not apply)."""
+    """Checks of a golden set (or TREC/BEIR qrels, where the text-level fixes do not apply).
+
+    ``edit`` says that ``qrels`` differs from the model last checked with ``cache`` in one entry
+    only: the other entries' findings are then taken from the last check.
+    """
     out: list[Finding] = []
     if qrels.corpus is not None and isinstance(corpus, CorpusError):
         out.append(
@@ -57,29 +87,65 @@ def check_golden(
         )
     known = corpus if isinstance(corpus, Corpus) else None
     yaml_fixes = qrels.format == "golden"
+    last = cache.last_for(edit, known, level) if cache and edit and yaml_fixes else None
+    if last is not None and edit is not None:
+        per_query = _moved_findings(last, edit)
+        query = qrels.queries[edit.qid]
+        per_query[edit.qid] = _check_query(query, text, LineIndex(text), known, level, "golden")
+    else:
+        per_query = _check_all(qrels, text, known, level, cache if yaml_fixes else None)
+    if cache is not None and yaml_fixes:
+        cache.remember(qrels, known, level, per_query)
+    for found in per_query.values():
+        out.extend(found)
+    out.extend(_duplicate_questions(qrels.queries.values()))
+    return out
+
+
+def _moved_findings(last: dict[str, list[Finding]], edit: EntryEdit) -> dict[str, list[Finding]]:
+    """The last per-query findings, in the same order, with those after the edit moved."""
+    out = dict(last)
+    for qid, found in last.items():
+        if found and qid != edit.qid:
+            out[qid] = [shift_finding(f, edit.delta, edit.end) for f in found]
+    return out
+
+
+def _check_all(
+    qrels: Qrels, text: str, known: Corpus | None, level: int, cache: CheckCache | None
+) -> dict[str, list[Finding]]:
+    """Every query's findings, from the text-keyed cache where the entry is unchanged."""
     lines: LineIndex | None = None
     used: set[tuple[str, str, int, int]] = set()
+    out: dict[str, list[Finding]] = {}
     for query in qrels.queries.values():
         start = line_start_at(text, query.span.start)
         key = (query.qid, text[start : line_end_at(text, query.block.end)], id(known), level)
-        found = cache.get(key, start) if cache is not None and yaml_fixes else None
+        found = cache.get(key, start) if cache is not None else None
         if found is None:
             if lines is None:
                 lines = LineIndex(text)
-            found = list(_duplicate_documents(query, text, lines, yaml_fixes))
-            found += _linkage(query, text, lines, level, yaml_fixes)
-            found += _empty_question(query, qrels.format)
-            if known is not None:
-                found += _unknown_documents(query, known)
-                found += _copied_wording(query, known, level)
-            if cache is not None and yaml_fixes:
+            found = _check_query(query, text, lines, known, level, qrels.format)
+            if cache is not None:
                 cache.put(key, start, found)
         used.add(key)
-        out.extend(found)
+        out[query.qid] = found
     if cache is not None:
         cache.keep_only(used)
-    out.extend(_duplicate_questions(qrels.queries.values()))
     return out
+
+
+def _check_query(
+    query: Query, text: str, lines: LineIndex, known: Corpus | None, level: int, fmt: QrelsFormat
+) -> list[Finding]:
+    yaml_fixes = fmt == "golden"  # TREC/BEIR lines have no YAML edits to offer
+    found = list(_duplicate_documents(query, text, lines, yaml_fixes))
+    found += _linkage(query, text, lines, level, yaml_fixes)
+    found += _empty_question(query, fmt)
+    if known is not None:
+        found += _unknown_documents(query, known)
+        found += _copied_wording(query, known, level)
+    return found
 
 
 def _relevant(query: Query, level: int) -> list[Judgment]:

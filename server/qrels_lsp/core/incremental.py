@@ -53,11 +53,24 @@ def diff(old: str, new: str) -> Edit | None:
     return Edit(prefix, len(old) - suffix, len(new) - len(old))
 
 
-def reparse(old_text: str, old: Qrels, new_text: str) -> Qrels | None:
-    """``parse_golden(new_text)`` by re-parsing one entry, or None when that is not safe."""
+@dataclass(frozen=True, slots=True)
+class EntryEdit:
+    """What a re-parse changed, for the caches that derive a new analysis from the last one:
+    the entry of query ``qid`` of ``before`` was re-parsed, and every span from the entry's old
+    end on moved by ``delta``. The other queries' judgments and questions are as they were."""
+
+    before: Qrels
+    qid: str
+    end: int
+    delta: int
+
+
+def reparse(old_text: str, old: Qrels, new_text: str) -> tuple[Qrels, EntryEdit | None] | None:
+    """``parse_golden(new_text)`` by re-parsing one entry, or None when that is not safe; with
+    the edit, or None when the texts are equal."""
     edit = diff(old_text, new_text)
     if edit is None:
-        return old
+        return old, None
     if old.format != "golden" or not old.queries:
         return None
     queries = list(old.queries.values())
@@ -82,7 +95,8 @@ def reparse(old_text: str, old: Qrels, new_text: str) -> Qrels | None:
         return None
     fresh, entry_findings = entry
     shifted = [shift_finding(f, start) for f in entry_findings]
-    return _splice(old, i, queries, _shift_query(fresh, start), shifted, start, end, edit)
+    new = _splice(old, i, queries, _shift_query(fresh, start), shifted, start, end, edit)
+    return new, EntryEdit(old, query.qid, end, edit.delta)
 
 
 def _at_line_end(text: str, at: int, *, last: bool) -> bool:

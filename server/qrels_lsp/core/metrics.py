@@ -236,11 +236,18 @@ class Evaluation:
 class ScoreCache:
     """Per-query scores kept between evaluations of the same run, so that an edit to one
     question re-scores that question only. An entry is reused when the query's judgments are
-    equal and its ranking is the very same list (rankings are cached per parse of the run)."""
+    equal and its ranking is the very same list (rankings are cached per parse of the run).
+
+    The last evaluation is kept too. When the next one's judgments and rankings are the very
+    same objects for all but a few queries (the project derives a golden set's grades from the
+    last ones after an edit of one entry), the new evaluation is the last one with those queries
+    re-scored: no pass over ten thousand queries to find the one that changed.
+    """
 
     def __init__(self) -> None:
         self._entries: dict[str, tuple[Mapping[str, int], Sequence[str], dict[str, float]]] = {}
         self._config: tuple[tuple[Metric, ...], int] = ((), 0)
+        self._last: _Last | None = None
 
     def scores(
         self,
@@ -263,6 +270,86 @@ class ScoreCache:
         if config != self._config or len(self._entries) > 2 * qids + 16:
             self._entries = {}
             self._config = config
+            self._last = None
+
+    def derive(
+        self,
+        qrels: Mapping[str, Mapping[str, int]],
+        run: Mapping[str, Sequence[str]],
+        unanswerable: set[str],
+    ) -> Evaluation | None:
+        """The last evaluation with the queries whose judgments or ranking changed re-scored;
+        None when the query sets differ or too much changed to be worth it."""
+        last = self._last
+        if (
+            last is None
+            or len(qrels) != len(last.qrels)
+            or len(run) != len(last.run)
+            or unanswerable != last.unanswerable
+        ):
+            return None
+        changed = {q for q, g in qrels.items() if last.qrels.get(q) is not g}
+        changed |= {q for q, r in run.items() if last.run.get(q) is not r}
+        if len(changed) > len(qrels) // 8 + 1:
+            return None
+        if any(q not in last.qrels and q not in last.run for q in changed):
+            return None  # a query new to both: the sets differ
+        if any((q in qrels) != (q in last.qrels) or (q in run) != (q in last.run) for q in changed):
+            return None
+        metrics, level = self._config
+        per_query = dict(last.evaluation.per_query)
+        for qid in changed:
+            if qid not in qrels or qid in unanswerable:
+                continue  # run-only (unknown) or not scored: as before
+            ranking = run.get(qid)
+            if ranking is not None:  # a missing query stays missing, at zero
+                per_query[qid] = self.scores(qid, qrels[qid], ranking, metrics, level)
+        prev = last.evaluation
+        out = Evaluation(
+            per_query=per_query,
+            n_queries=prev.n_queries,
+            missing=list(prev.missing),
+            unknown=list(prev.unknown),
+            unanswerable=list(prev.unanswerable),
+        )
+        out.mean = _means(per_query, last.counted, list(prev.mean))
+        self._last = _Last(qrels, run, unanswerable, last.counted, out)
+        return out
+
+    def remember(
+        self,
+        qrels: Mapping[str, Mapping[str, int]],
+        run: Mapping[str, Sequence[str]],
+        unanswerable: set[str],
+        counted: list[str],
+        evaluation: Evaluation,
+    ) -> None:
+        self._last = _Last(qrels, run, unanswerable, counted, evaluation)
+
+
+@dataclass(frozen=True, slots=True)
+class _Last:
+    """An evaluation and exactly what it was computed from (compared by identity)."""
+
+    qrels: Mapping[str, Mapping[str, int]]
+    run: Mapping[str, Sequence[str]]
+    unanswerable: set[str]
+    counted: list[str]  # the scored query ids in strcmp order
+    evaluation: Evaluation
+
+
+def _means(
+    per_query: Mapping[str, Mapping[str, float]], counted: list[str], names: Iterable[str]
+) -> dict[str, float]:
+    """Each metric's mean over ``counted``, summed in that (strcmp) order as trec_eval does."""
+    rows = [per_query[qid] for qid in counted]
+    out = {}
+    for name in names:
+        # One addition after another from 0.0, as trec_eval's loop does (not sum(), which
+        # compensates rounding since Python 3.12), in C: 10,000 questions on every keystroke.
+        total = functools.reduce(operator.add, map(operator.itemgetter(name), rows), 0.0)
+        out[name] = total / len(counted) if counted else 0.0
+    return out
 
 
 def evaluate(
@@ -279,10 +366,13 @@ def evaluate(
     summed in ``strcmp`` order of query id, as trec_eval accumulates them, so that they too match
     bit for bit.
     """
-    out = Evaluation()
     unanswerable = set(unanswerable)
     if cache is not None:
         cache.begin(metrics, level, len(qrels))
+        derived = cache.derive(qrels, run, unanswerable)
+        if derived is not None:
+            return derived
+    out = Evaluation()
     empty = dict.fromkeys((str(m) for m in metrics), 0.0)
     for qid, grades in qrels.items():
         if qid in unanswerable:  # nothing to find: neither scored nor missing
@@ -299,12 +389,9 @@ def evaluate(
     out.unknown = [qid for qid in run if qid not in qrels]
     counted = sorted(qid for qid in qrels if qid not in unanswerable)
     out.n_queries = len(counted)
-    rows = [out.per_query[qid] for qid in counted]
-    for name in empty:
-        # One addition after another from 0.0, as trec_eval's loop does (not sum(), which
-        # compensates rounding since Python 3.12), in C: 10,000 questions on every keystroke.
-        total = functools.reduce(operator.add, map(operator.itemgetter(name), rows), 0.0)
-        out.mean[name] = total / len(counted) if counted else 0.0
+    out.mean = _means(out.per_query, counted, empty)
+    if cache is not None:
+        cache.remember(qrels, run, unanswerable, counted, out)
     return out
 
 

@@ -19,7 +19,7 @@ from .config import Config, QrelsBinding
 from .corpus import Corpus, CorpusError, load_corpus
 from .files import read_text, resolve
 from .findings import Finding, Severity, finding
-from .incremental import reparse
+from .incremental import EntryEdit, reparse
 from .indexes import IndexCache
 from .kinds import FileKind, kind_of, parse_as
 from .metrics import Evaluation, Metric, ScoreCache, default_metrics, evaluate, parse_metric
@@ -129,6 +129,8 @@ class Project:
         self._corpora: dict[Path, Corpus | CorpusError] = {}
         self._topics: dict[Path, Topics] = {}
         self._golden_files: list[Path] | None = None
+        self._edits: dict[Path, tuple[Qrels, EntryEdit]] = {}
+        self._judged: dict[Path, tuple[Qrels, dict[str, dict[str, int]], set[str]]] = {}
 
     # -- caches -------------------------------------------------------------------------------
     def forget(self, path: Path) -> None:
@@ -148,12 +150,45 @@ class Project:
         if hit is not None and hit[0] == text:
             return hit[1]
         model: Qrels | Run | None = None
+        self._edits.pop(path, None)
         if hit is not None and kind == "golden" and isinstance(hit[1], Qrels):
-            model = reparse(hit[0], hit[1], text)  # one entry, when the edit stays inside it
+            reparsed = reparse(hit[0], hit[1], text)  # one entry, when the edit stays inside it
+            if reparsed is not None:
+                model, edit = reparsed
+                if edit is not None:
+                    self._edits[path] = (model, edit)
         if model is None:
             model = parse_as(kind, text)
         self._parsed[path] = (text, model)
         return model
+
+    def edit_of(self, path: Path, model: Qrels) -> EntryEdit | None:
+        """The one-entry edit that made ``model`` from the file's previous model, if it was one."""
+        hit = self._edits.get(resolve(path))
+        return hit[1] if hit is not None and hit[0] is model else None
+
+    def _judgments(self, path: Path, qrels: Qrels) -> tuple[dict[str, dict[str, int]], set[str]]:
+        """(grades, unanswerable ids) of a golden set, derived from the last ones after an edit
+        of one entry: the other queries keep their grade mappings, which tells the score caches
+        that only the edited query needs scoring."""
+        key = resolve(path)
+        hit = self._judged.get(key)
+        if hit is not None and hit[0] is qrels:
+            return hit[1], hit[2]
+        edit = self.edit_of(path, qrels)
+        if hit is not None and edit is not None and edit.before is hit[0]:
+            query = qrels.queries[edit.qid]
+            grades = dict(hit[1])
+            grades[edit.qid] = query.grades()
+            unanswerable = set(hit[2])
+            if query.unanswerable:
+                unanswerable.add(edit.qid)
+            else:
+                unanswerable.discard(edit.qid)
+        else:
+            grades, unanswerable = qrels.grades(), qrels.unanswerable()
+        self._judged[key] = (qrels, grades, unanswerable)
+        return grades, unanswerable
 
     def load(
         self, path: Path, kind: FileKind | None = None
@@ -232,6 +267,7 @@ class Project:
         metrics = [parse_metric(m) for m in self.config.metrics] or default_metrics(k)
         if self.lens_metrics:
             metrics += [m for m in (Metric("recall", k), Metric("mrr")) if m not in metrics]
+        grades, unanswerable = self._judgments(path, qrels)
         return QrelsContext(
             path=resolve(path),
             kind=kind,
@@ -243,8 +279,8 @@ class Project:
             corpus=self.corpus(corpus_path) if corpus_path is not None else None,
             run_paths=_union(matches.values()),
             run_matches=matches,
-            grades=qrels.grades(),
-            unanswerable=qrels.unanswerable(),
+            grades=grades,
+            unanswerable=unanswerable,
         )
 
     def golden_of(self, run_path: Path, run: Run) -> tuple[Path | None, str | None]:
@@ -362,7 +398,12 @@ class Project:
             own = self.context(path, kind, model)
             checks = self._checks.setdefault(resolve(path), CheckCache())
             found = list(model.findings) + check_golden(
-                model, text, own.corpus, level=own.level, cache=checks
+                model,
+                text,
+                own.corpus,
+                level=own.level,
+                cache=checks,
+                edit=self.edit_of(path, model),
             )
             # A golden set needs its runs' rankings, not their span models (a TREC run of a
             # million lines would be a million objects): the run's own file has those.

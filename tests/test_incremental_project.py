@@ -1,0 +1,89 @@
+"""An analysis after edits equals a fresh project's analysis of the same text.
+
+The project keeps per-query checks, grades and scores between analyses and derives a new
+analysis from the last one when an edit touched one question; every number and finding must be
+what a project that never saw the earlier texts computes.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES
+from qrels_lsp.core.config import load_config
+from qrels_lsp.core.files import read_text
+from qrels_lsp.core.project import Analysis, Project
+
+
+def summary(a: Analysis) -> dict[str, object]:
+    assert a.context is not None
+    return {
+        "findings": [(f.code, f.span, f.message, f.severity) for f in a.findings],
+        "grades": a.context.grades,
+        "unanswerable": a.context.unanswerable,
+        "runs": [
+            (
+                r.name,
+                r.evaluation.per_query,
+                r.evaluation.mean,
+                r.evaluation.n_queries,
+                sorted(r.evaluation.missing),
+                sorted(r.evaluation.unknown),
+                sorted(r.evaluation.unanswerable),
+            )
+            for r in a.runs
+        ],
+    }
+
+
+# Edits a person makes while curating: typing in a question, regrading, mistyping a doc id,
+# marking a question unanswerable and back, and now and then something structural.
+def edits(text: str, rng: random.Random) -> str:
+    kind = rng.choice(["question", "question", "grade", "doc", "unanswerable", "anywhere"])
+    if kind == "question":
+        at = text.index("question: ", rng.randrange(len(text) - 400)) + len("question: ")
+        at += rng.randrange(20)
+        return (
+            text[:at] + rng.choice(["x", "e ", "reset ", "😀", ""]) + text[at + rng.randrange(2) :]
+        )
+    if kind == "grade":
+        at = text.find(": 3\n", rng.randrange(len(text)))
+        return (
+            text if at < 0 else text[:at] + rng.choice([": 1\n", ": 0\n", ": 2\n"]) + text[at + 4 :]
+        )
+    if kind == "doc":
+        at = text.find(".md", rng.randrange(len(text)))
+        return text if at < 0 else text[: at - 1] + rng.choice(["q", "", "s-"]) + text[at:]
+    if kind == "unanswerable":
+        if "    unanswerable: true\n" in text and rng.random() < 0.5:
+            return text.replace("    unanswerable: true\n", "", 1)
+        at = text.index("    question: ", rng.randrange(len(text) - 400))
+        return text[:at] + "    unanswerable: true\n" + text[at:]
+    at = rng.randrange(len(text))
+    return text[:at] + rng.choice(["\n", " ", "x", ":"]) + text[at + rng.randrange(2) :]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_edited_analyses_equal_fresh_ones(tmp_path: Path, seed: int) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(EXAMPLES, root)
+    golden = root / "support.qrels.yaml"
+    text = golden.read_text(encoding="utf-8")
+    current = {"text": text}
+
+    def reader(path: Path) -> tuple[str | None, str | None]:
+        return (current["text"], None) if path == golden else read_text(path)
+
+    config = load_config(root)
+    editing = Project(config, reader, lens_metrics=True)
+    rng = random.Random(seed)
+    for _ in range(60):
+        current["text"] = edits(current["text"], rng)
+        incremental = editing.analyse(golden)
+        fresh = Project(config, reader, lens_metrics=True).analyse(golden)
+        assert (incremental is None) == (fresh is None)
+        if incremental is not None and fresh is not None:
+            assert summary(incremental) == summary(fresh)
