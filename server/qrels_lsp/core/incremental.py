@@ -74,13 +74,19 @@ def reparse(old_text: str, old: Qrels, new_text: str) -> tuple[Qrels, EntryEdit 
     if old.format != "golden" or not old.queries:
         return None
     queries = list(old.queries.values())
-    starts = [line_start_at(old_text, q.span.start) for q in queries]
-    i = bisect.bisect_right(starts, edit.start) - 1
+
+    def line_of(q: Query) -> int:  # where an entry starts: its key's line
+        return line_start_at(old_text, q.span.start)
+
+    # Entries are in text order: a binary search reads log2(n) of their lines, not all n.
+    i = bisect.bisect_right(queries, edit.start, key=line_of) - 1
     if i < 0:
         return None
     query = queries[i]
-    start = starts[i]
-    end = starts[i + 1] if i + 1 < len(queries) else line_end_at(old_text, query.block.end)
+    start = line_of(query)
+    end = (
+        line_of(queries[i + 1]) if i + 1 < len(queries) else line_end_at(old_text, query.block.end)
+    )
     if not (query.span.end < edit.start and edit.old_end <= end):
         return None  # touches the key, or spills over the entry
     if i + 1 == len(queries) and edit.old_end == end and edit.delta > 0:

@@ -61,7 +61,7 @@ def query_lens_titles(
     """
     k = ctx.k
     tables = [
-        (f"{r.name}: " if len(runs) > 1 else "", r.evaluation.per_query, r.evaluation.missing)
+        (f"{r.name}: " if len(runs) > 1 else "", r.evaluation.per_query, set(r.evaluation.missing))
         for r in runs
     ]
     for query in queries:
