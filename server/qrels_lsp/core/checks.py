@@ -16,7 +16,7 @@ from .edits import insert_entry, remove_item
 from .findings import Finding, Fix, Related, TextEdit, finding, shift_finding
 from .incremental import EntryEdit
 from .model import Judgment, Qrels, QrelsFormat, Query, Run
-from .text import LineIndex, Span, line_end_at, line_start_at
+from .text import LineIndex, Span, line_end_at, line_index, line_start_at
 from .tokens import COPY_THRESHOLD, content_ngrams, ngram_overlap
 
 CorpusState = Corpus | CorpusError | None  # None: the file names no corpus
@@ -91,7 +91,7 @@ def check_golden(
     if last is not None and edit is not None:
         per_query = _moved_findings(last, edit)
         query = qrels.queries[edit.qid]
-        per_query[edit.qid] = _check_query(query, text, LineIndex(text), known, level, "golden")
+        per_query[edit.qid] = _check_query(query, text, line_index(text), known, level, "golden")
     else:
         per_query = _check_all(qrels, text, known, level, cache if yaml_fixes else None)
     if cache is not None and yaml_fixes:
@@ -124,7 +124,7 @@ def _check_all(
         found = cache.get(key, start) if cache is not None else None
         if found is None:
             if lines is None:
-                lines = LineIndex(text)
+                lines = line_index(text)
             found = _check_query(query, text, lines, known, level, qrels.format)
             if cache is not None:
                 cache.put(key, start, found)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 from .findings import Finding
-from .text import LineIndex
+from .text import line_index
 
 _MARK = re.compile(r"#\s*qrels-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
@@ -20,7 +20,7 @@ def inline_suppressions(text: str) -> dict[int, frozenset[str] | None]:
     """line -> codes silenced on it (None: all codes)."""
     if "qrels-lsp:" not in text:
         return {}
-    lines = LineIndex(text)
+    lines = line_index(text)
     out: dict[int, frozenset[str] | None] = {}
     for match in _MARK.finditer(text):
         line = lines.line_of(match.start())
@@ -39,7 +39,7 @@ def apply_suppressions(
     """The findings that are neither ignored by config nor silenced on their line."""
     ignored = {c.upper() for c in ignore}
     inline = inline_suppressions(text)
-    lines = LineIndex(text) if inline else None
+    lines = line_index(text) if inline else None
     kept = []
     for f in findings:
         if f.code in ignored:

@@ -117,6 +117,25 @@ class LineIndex:
         return end
 
 
+_RECENT: list[LineIndex] = []  # most recent first
+
+
+def line_index(text: str) -> LineIndex:
+    """The :class:`LineIndex` of ``text``, shared while the text object is one of the last few.
+
+    After a keystroke the editor's change is applied, the checks build line positions for fixes
+    and the server converts diagnostics: three indexes of the same megabyte, one is enough. The
+    cache is keyed by identity (texts are immutable) and safe to share between threads.
+    """
+    for index in list(_RECENT):
+        if index.text is text:
+            return index
+    index = LineIndex(text)
+    _RECENT.insert(0, index)
+    del _RECENT[4:]
+    return index
+
+
 def line_start_at(text: str, offset: int) -> int:
     """Where the line holding ``offset`` starts, without building a LineIndex (hot paths).
 

@@ -12,7 +12,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..core.findings import CODES, Finding, Fix, TextEdit
-from ..core.text import Encoding, LineIndex, Span
+from ..core.text import Encoding, Span, line_index
 
 SOURCE = "qrels-lsp"
 
@@ -44,7 +44,7 @@ class Positions:
     """Offsets <-> LSP positions for one text in one encoding."""
 
     def __init__(self, text: str, encoding: Encoding) -> None:
-        self.lines = LineIndex(text)
+        self.lines = line_index(text)
         self.encoding = encoding
 
     def position(self, offset: int) -> types.Position:
