@@ -24,6 +24,7 @@ from .. import __version__
 from ..core.findings import Finding
 from ..core.project import Analysis
 from .convert import Positions, RawJSON, diagnostic, path_of, uri_of
+from .documents import use_indexed_documents
 from .session import Session
 
 log = logging.getLogger(__name__)
@@ -182,6 +183,7 @@ def _register_lifecycle(server: QrelsServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: QrelsServer, params: types.InitializeParams) -> None:
         ls._loop = asyncio.get_running_loop() if _loop_running() else None
+        use_indexed_documents(ls.workspace)
         root = _root_of(params)
         options = params.initialization_options
         settings = _settings_dict(options)

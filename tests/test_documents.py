@@ -1,0 +1,60 @@
+"""Open documents apply an editor's change exactly as pygls's own documents do."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lsprotocol import types
+from pygls.workspace import PositionCodec, TextDocument
+from qrels_lsp.lsp.documents import IndexedTextDocument
+
+# LSP's line breaks only: pygls also splits at form feeds and U+2028, which editors do not.
+PIECES = st.sampled_from([*"ab :-\n", "\r\n", "\r", "é", "😀", "文", "\t"])
+ENCODINGS = {
+    types.PositionEncodingKind.Utf8: lambda s: len(s.encode("utf-8")),
+    types.PositionEncodingKind.Utf16: lambda s: len(s.encode("utf-16-le")) // 2,
+    types.PositionEncodingKind.Utf32: len,
+}
+
+
+def position(data: st.DataObject, text: str, units: object) -> types.Position:
+    """A valid position in ``text``: a line, and a character boundary on it, in code units."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    line = data.draw(st.integers(0, len(lines) - 1))
+    at = data.draw(st.integers(0, len(lines[line])))
+    return types.Position(line=line, character=units(lines[line][:at]))  # type: ignore[operator]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=40).map("".join), st.sampled_from(list(ENCODINGS)), st.data())
+def test_changes_apply_as_pygls_applies_them(
+    text: str, encoding: types.PositionEncodingKind, data: st.DataObject
+) -> None:
+    codec = PositionCodec(encoding)
+    ours = IndexedTextDocument("file:///a.qrels.yaml", text, position_codec=codec)
+    theirs = TextDocument("file:///a.qrels.yaml", text, position_codec=codec)
+    for _ in range(data.draw(st.integers(1, 5))):
+        a = position(data, ours.source, ENCODINGS[encoding])
+        b = position(data, ours.source, ENCODINGS[encoding])
+        start, end = sorted([a, b], key=lambda p: (p.line, p.character))
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(start=start, end=end), text=data.draw(PIECES)
+        )
+        ours.apply_change(change)
+        theirs.apply_change(change)
+        assert ours.source == theirs.source
+
+
+def test_a_position_past_the_line_end_is_the_line_end() -> None:
+    """LSP: a character beyond the line's length defaults back to the length."""
+    doc = IndexedTextDocument("file:///a.qrels.yaml", "ab\ncd\n")
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(
+            start=types.Position(line=0, character=1), end=types.Position(line=0, character=9)
+        ),
+        text="X",
+    )
+    doc.apply_change(change)
+    assert doc.source == "aX\ncd\n"
