@@ -31,23 +31,25 @@ if TYPE_CHECKING:
 EXPLAIN_COMMAND = "qrels-lsp.explainQuery"
 
 
-def lens_items(analysis: Analysis) -> list[tuple[Span, str, dict[str, Any] | None]]:
-    """(where, title, explain-arguments) for every lens of a file, in core terms."""
+LensGroup = tuple[Span, tuple[str, ...], str | None]
+"""The lenses at one place: where, their titles (one per run), the query they explain (if any)."""
+
+
+def lens_groups(analysis: Analysis) -> list[LensGroup]:
+    """Every lens of a file, grouped by place, in core terms."""
     ctx = analysis.context
     if ctx is None:
         return []
-    out: list[tuple[Span, str, dict[str, Any] | None]] = []
     top = Span(0, 0)
-    path = str(analysis.path)
     if isinstance(analysis.model, Qrels):
-        out += [(top, title, None) for title in header_titles(ctx, analysis.runs)]
-        for query, titles in query_lens_titles(ctx, analysis.model.queries.values(), analysis.runs):
-            args = {"path": path, "qid": query.qid}
-            out += [(query.span, title, args) for title in titles]
+        out: list[LensGroup] = [(top, tuple(header_titles(ctx, analysis.runs)), None)]
+        queries = analysis.model.queries.values()
+        for query, titles in query_lens_titles(ctx, queries, analysis.runs):
+            out.append((query.span, tuple(titles), query.qid))
         return out
     if isinstance(analysis.model, Run) and analysis.runs:
         result = analysis.runs[0]
-        out.append((top, run_header_title(ctx, result), None))
+        out = [(top, (run_header_title(ctx, result),), None)]
         for qid, ranking in analysis.model.rankings.items():
             if qid not in ctx.qrels.queries:
                 title = "not in the golden set · ignored"
@@ -55,51 +57,52 @@ def lens_items(analysis: Analysis) -> list[tuple[Span, str, dict[str, Any] | Non
                 title = UNANSWERABLE_TITLE
             else:
                 title = lens_values(result.evaluation.per_query.get(qid, {}), ctx.k)
-            out.append((ranking.span, title, {"path": path, "qid": qid}))
-    return out
+            out.append((ranking.span, (title,), qid))
+        return out
+    return []
 
 
 class LensEncoder:
-    """One document's lenses as JSON text, each lens encoded once.
+    """One document's lenses as JSON text, each place's lenses encoded once.
 
     A 10,000-question golden set has 20,000 lenses when two runs are compared, and an editor asks
     for all of them after every keystroke. Building that many lsprotocol objects, or even plain
     dicts, and encoding them costs far more than the analysis; but a keystroke changes one
-    question's numbers, and typing within a line moves no lens. So each lens's JSON is kept by
-    what it shows (its range, title and query), and a response is those texts joined.
+    question's numbers, and typing within a line moves no lens. So the JSON of each place's
+    lenses is kept by what they show (range, titles, query), and a response is those texts joined.
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._encoded: dict[tuple[tuple[int, int, int, int], str, str | None], str] = {}
+        self._encoded: dict[tuple[tuple[int, int, int, int], tuple[str, ...], str | None], str] = {}
 
-    def encode(self, pos: Positions, items: list[tuple[Span, str, dict[str, Any] | None]]) -> str:
-        if len(self._encoded) > 4 * len(items) + 1024:
+    def encode(self, pos: Positions, groups: list[LensGroup]) -> str:
+        if len(self._encoded) > 4 * len(groups) + 1024:
             self._encoded.clear()  # what a rewrite of the file left behind
         position = pos.lines.position
         enc = pos.encoding
         parts = []
-        last: Span | None = None
-        where = (0, 0, 0, 0)
-        for span, title, args in items:
-            if span is not last:  # a question's lenses (one per run) share its range
-                last = span
-                where = (*position(span.start, enc), *position(span.end, enc))
-            key = (where, title, args["qid"] if args else None)
-            text = self._encoded.get(key)
+        encoded = self._encoded
+        for span, titles, qid in groups:
+            if not titles:
+                continue
+            key = ((*position(span.start, enc), *position(span.end, enc)), titles, qid)
+            text = encoded.get(key)
             if text is None:
-                text = self._encoded[key] = _lens_json(where, title, args)
+                text = encoded[key] = self._json(*key)
             parts.append(text)
         return "[" + ",".join(parts) + "]"
 
-
-def _lens_json(where: tuple[int, int, int, int], title: str, args: dict[str, Any] | None) -> str:
-    l1, c1, l2, c2 = where
-    command: dict[str, Any] = {"title": title, "command": EXPLAIN_COMMAND if args else ""}
-    if args:
-        command["arguments"] = [args]
-    rng = {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}
-    return json.dumps({"range": rng, "command": command}, separators=(",", ":"))
+    def _json(
+        self, where: tuple[int, int, int, int], titles: tuple[str, ...], qid: str | None
+    ) -> str:
+        l1, c1, l2, c2 = where
+        rng = {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}
+        command: dict[str, Any] = {"command": EXPLAIN_COMMAND if qid is not None else ""}
+        if qid is not None:
+            command["arguments"] = [{"path": self.path, "qid": qid}]
+        lenses = [{"range": rng, "command": {"title": t, **command}} for t in titles]
+        return ",".join(json.dumps(lens, separators=(",", ":")) for lens in lenses)
 
 
 def register(server: QrelsServer) -> None:
@@ -118,7 +121,7 @@ def register(server: QrelsServer) -> None:
             for gone in [u for u in encoders if u not in ls.workspace.text_documents]:
                 del encoders[gone]
             encoder = encoders[uri] = LensEncoder(path)
-        return RawJSON(encoder.encode(pos, lens_items(analysis)))  # type: ignore[return-value]
+        return RawJSON(encoder.encode(pos, lens_groups(analysis)))  # type: ignore[return-value]
 
     # pygls evaluates a command handler's annotations at call time (to convert the arguments),
     # in this module's globals: `QrelsServer` is imported for type checking only, so annotating
