@@ -51,7 +51,13 @@ class QrelsProtocol(LanguageServerProtocol):
             if self._include_headers
             else ""
         )
-        res = self.writer.write((header + body).encode("ascii"))
+        try:
+            res = self.writer.write((header + body).encode("ascii"))
+        except BrokenPipeError:  # the client is gone: as pygls does, let it end the server
+            raise
+        except (OSError, ValueError) as exc:  # stdout closed by `exit` while it was in flight
+            log.warning("could not send the response to request %s: %s", data.id, exc)
+            return
         if inspect.isawaitable(res):  # a websocket's send; stdio and TCP write at once
             task = asyncio.ensure_future(res)
             self._sending.add(task)
@@ -113,6 +119,8 @@ class QrelsServer(LanguageServer):
 
     def refresh_views(self) -> None:
         """Ask clients that can to re-request lenses, hints and pulled diagnostics."""
+        if self.session.closed:  # no requests to the client after shutdown
+            return
         if self.client_supports("workspace.code_lens.refresh_support"):
             self.workspace_code_lens_refresh(None)
         if self.client_supports("workspace.inlay_hint.refresh_support"):
@@ -147,6 +155,8 @@ class QrelsServer(LanguageServer):
         self._from_any_thread(lambda: self._progress(title, done, total))
 
     def _progress(self, title: str, done: int, total: int) -> None:
+        if self.session.closed:  # an index still building after shutdown: nothing more is sent
+            return
         token = self._progress_state.get(title)
         percentage = int(100 * done / total) if total else None
         if token is None:
