@@ -122,3 +122,25 @@ def test_baseline_needs_a_corpus(tmp_path: Path) -> None:
     assert r.returncode == 2 and "needs a corpus" in r.stderr
     r = run_cli("bm25", golden, "-o", tmp_path / "x.trec", cwd=tmp_path)
     assert r.returncode == 2 and "no corpus" in r.stderr
+
+
+def test_baseline_rankings_of_edited_questions_do_not_pile_up() -> None:
+    """Every keystroke in a question is a new question to rank; the old ones must not be kept."""
+    from qrels_lsp.core.baseline import BaselineCache
+    from qrels_lsp.core.bm25 import build_index
+    from qrels_lsp.core.corpus import load_corpus
+    from qrels_lsp.core.golden import parse_golden
+
+    corpus = load_corpus(EXAMPLES / "corpus")
+    assert isinstance(corpus, Corpus)
+    index = build_index(corpus)
+    golden = parse_golden((EXAMPLES / "support.qrels.yaml").read_text(encoding="utf-8"))
+    cache = BaselineCache()
+    query = next(q for q in golden.queries.values() if q.question)
+    typed = ""
+    for ch in "how do i reset the hub to factory settings when the app is stuck " * 4:
+        typed += ch
+        query.question = typed
+        rankings = cache.rankings(golden, index)
+        assert rankings[query.qid] == cache.rankings(golden, index)[query.qid]
+    assert len(cache._rankings) <= 2 * len(golden.queries) + 64

@@ -50,6 +50,9 @@ class BaselineCache:
                     ranking = trec_eval_order(index.top_ids(tokenize(question), depth))
                     self._rankings[question] = ranking
                 out[qid] = ranking
+            if len(self._rankings) > 2 * len(out) + 64:  # each keystroke in a question adds one
+                used = {(q.question or "").strip() for q in qrels.queries.values()}
+                self._rankings = {t: r for t, r in self._rankings.items() if t in used}
             return out
 
 
