@@ -695,3 +695,18 @@ def test_run_scores_in_exponent_notation_are_numbers() -> None:
         "QR004",
         "QR004",
     ]
+
+
+def test_cached_fixes_follow_the_files_line_break() -> None:
+    """A one-line entry reads the same in an LF and a CRLF file, but its fix must insert the
+    file's own line break: the check cache must not hand back the LF version (found by fuzzing)."""
+    from qrels_lsp.core.checks import CheckCache, check_golden
+
+    lf = "queries:\n  q1:\n  q2:\n    question: how?\n    relevant: [d1]\n"
+    cache = CheckCache()
+    for text in (lf, lf.replace("\n", "\r\n")):
+        found = check_golden(parse_golden(text), text, None, cache=cache)
+        mark = [f for f in found if f.code == "QR104" and f.fixes]
+        assert mark, found
+        inserted = mark[0].fixes[0].edits[0].new_text
+        assert ("\r\n" in inserted) == ("\r\n" in text), (repr(text), repr(inserted))

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 
 from .corpus import Corpus, CorpusError
-from .edits import insert_entry, remove_item
+from .edits import insert_entry, newline_of, remove_item
 from .findings import Finding, Fix, Related, TextEdit, finding, shift_finding
 from .incremental import EntryEdit
 from .model import Judgment, Qrels, QrelsFormat, Query, Run
@@ -22,11 +22,15 @@ from .tokens import COPY_THRESHOLD, content_ngrams, ngram_overlap
 CorpusState = Corpus | CorpusError | None  # None: the file names no corpus
 
 
+_Key = tuple[str, str, int, int, str]  # query id, entry text, corpus, level, line break
+
+
 class CheckCache:
     """Per-query findings by the query's own text, so an edit re-checks the query it touched.
 
     A query's findings depend on its entry's text (from its key's line to the end of its last
-    line), the corpus and the relevance level; cached findings are moved with their entry.
+    line), the corpus, the relevance level and the file's line break (a fix that inserts a line
+    uses the file's own); cached findings are moved with their entry.
 
     The last result is kept per query too: after an edit of one entry (an :class:`EntryEdit`
     from the incremental re-parse), the others' findings are the last ones, moved by the edit
@@ -34,36 +38,37 @@ class CheckCache:
     """
 
     def __init__(self) -> None:
-        self._entries: dict[tuple[str, str, int, int], tuple[int, list[Finding]]] = {}
-        self._last: tuple[Qrels, int, int, dict[str, list[Finding]]] | None = None
+        self._entries: dict[_Key, tuple[int, list[Finding]]] = {}
+        self._last: tuple[Qrels, tuple[int, int, str], dict[str, list[Finding]]] | None = None
 
-    def get(self, key: tuple[str, str, int, int], start: int) -> list[Finding] | None:
+    def get(self, key: _Key, start: int) -> list[Finding] | None:
         hit = self._entries.get(key)
         if hit is None:
             return None
         old_start, found = hit
         return found if old_start == start else [shift_finding(f, start - old_start) for f in found]
 
-    def put(self, key: tuple[str, str, int, int], start: int, found: list[Finding]) -> None:
+    def put(self, key: _Key, start: int, found: list[Finding]) -> None:
         self._entries[key] = (start, found)
 
-    def keep_only(self, keys: set[tuple[str, str, int, int]]) -> None:
+    def keep_only(self, keys: set[_Key]) -> None:
         for key in [k for k in self._entries if k not in keys]:
             del self._entries[key]
 
     def remember(
-        self, qrels: Qrels, corpus: Corpus | None, level: int, found: dict[str, list[Finding]]
+        self, qrels: Qrels, setting: tuple[int, int, str], found: dict[str, list[Finding]]
     ) -> None:
-        self._last = (qrels, id(corpus), level, found)
+        self._last = (qrels, setting, found)
 
     def last_for(
-        self, edit: EntryEdit, corpus: Corpus | None, level: int
+        self, edit: EntryEdit, setting: tuple[int, int, str]
     ) -> dict[str, list[Finding]] | None:
-        """The last per-query findings, if they were computed for the model ``edit`` changed."""
+        """The last per-query findings, if they were computed for the model ``edit`` changed,
+        with the same (corpus, level, line break)."""
         last = self._last
-        if last is None or last[0] is not edit.before or (last[1], last[2]) != (id(corpus), level):
+        if last is None or last[0] is not edit.before or last[1] != setting:
             return None
-        return last[3]
+        return last[2]
 
 
 def check_golden(
@@ -87,15 +92,16 @@ def check_golden(
         )
     known = corpus if isinstance(corpus, Corpus) else None
     yaml_fixes = qrels.format == "golden"
-    last = cache.last_for(edit, known, level) if cache and edit and yaml_fixes else None
+    setting = (id(known), level, newline_of(text))
+    last = cache.last_for(edit, setting) if cache and edit and yaml_fixes else None
     if last is not None and edit is not None:
         per_query = _moved_findings(last, edit)
         query = qrels.queries[edit.qid]
         per_query[edit.qid] = _check_query(query, text, line_index(text), known, level, "golden")
     else:
-        per_query = _check_all(qrels, text, known, level, cache if yaml_fixes else None)
+        per_query = _check_all(qrels, text, known, setting, cache if yaml_fixes else None)
     if cache is not None and yaml_fixes:
-        cache.remember(qrels, known, level, per_query)
+        cache.remember(qrels, setting, per_query)
     for found in per_query.values():
         out.extend(found)
     out.extend(_duplicate_questions(qrels.queries.values()))
@@ -112,15 +118,20 @@ def _moved_findings(last: dict[str, list[Finding]], edit: EntryEdit) -> dict[str
 
 
 def _check_all(
-    qrels: Qrels, text: str, known: Corpus | None, level: int, cache: CheckCache | None
+    qrels: Qrels,
+    text: str,
+    known: Corpus | None,
+    setting: tuple[int, int, str],
+    cache: CheckCache | None,
 ) -> dict[str, list[Finding]]:
     """Every query's findings, from the text-keyed cache where the entry is unchanged."""
+    level = setting[1]
     lines: LineIndex | None = None
-    used: set[tuple[str, str, int, int]] = set()
+    used: set[_Key] = set()
     out: dict[str, list[Finding]] = {}
     for query in qrels.queries.values():
         start = line_start_at(text, query.span.start)
-        key = (query.qid, text[start : line_end_at(text, query.block.end)], id(known), level)
+        key = (query.qid, text[start : line_end_at(text, query.block.end)], *setting)
         found = cache.get(key, start) if cache is not None else None
         if found is None:
             if lines is None:
