@@ -153,11 +153,13 @@ def fuzz_server(
                         if config is not None:
                             _write_config(server, root, config)
                         server.open(uri, first, 1, target.language)
-                        server.change(uri, 2, second)
-                        tally.requests += exercise(
-                            server, uri, second, 2, rng, pushed=config is None
-                        )
-                        server.close_doc(uri)
+                        try:
+                            server.change(uri, 2, second)
+                            tally.requests += exercise(
+                                server, uri, second, 2, rng, pushed=config is None
+                            )
+                        finally:  # else the next inputs see this buffer, not the file on disk
+                            server.close_doc(uri)
                         if config is not None:
                             _write_config(server, root, target.config)
                     except Broken as exc:
