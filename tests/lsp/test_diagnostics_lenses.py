@@ -231,3 +231,64 @@ async def test_crashed_analysis_is_reported_and_retried(workspace_root, tmp_path
         p.uri == uri and p.version == 1 and any(d.code == "QR106" for d in p.diagnostics)
         for p in published
     )
+
+
+@pytest.mark.asyncio
+async def test_typed_changes_leave_the_server_with_the_editors_text(
+    client: LanguageClient, ws: Workspace
+) -> None:
+    """Forty incremental changes (typing, deleting across line breaks, emoji, CRLF) in the
+    client's position encoding; the diagnostics of the last version are those of opening its
+    text afresh, so the server applied every change as the editor did."""
+    import random
+
+    from .conftest import units
+
+    def position(text: str, at: int) -> types.Position:
+        line_start = text.rfind("\n", 0, at) + 1
+        return types.Position(text.count("\n", 0, at), units(text[line_start:at], ws.encoding))
+
+    # An emoji opens every question, so that a column miscounted in the client's encoding moves
+    # each edit.
+    text = ws.text(GOLDEN).replace("\n", "\r\n").replace("question: ", "question: 😀 楼 ")
+    uri = await open_doc(client, ws, GOLDEN, text)
+    rng = random.Random(11)
+    version = 1
+    for _ in range(40):
+        # Inside a question: type, delete a word, or break the line (a deeper-indented line
+        # continues the question), so that the file stays a golden set with its findings.
+        at = text.index("question: ", rng.randrange(len(text) - 400)) + len("question: ")
+        at = text.index(" ", at) + 1
+        line_end = text.index("\r\n", at)
+        if rng.random() < 0.3 and " " in text[at:line_end]:
+            end, new = text.index(" ", at), ""
+        else:
+            end, new = at, rng.choice(["x", "é", "😀", "文 ", "\r\n      so "])
+        start_pos, end_pos = position(text, at), position(text, end)
+        text = text[:at] + new + text[end:]
+        version += 1
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(start=start_pos, end=end_pos), text=new
+                    )
+                ],
+            )
+        )
+    typed = await diagnostics(client, uri, version=version)
+    fresh_uri = await open_doc(client, ws, "fresh.qrels.yaml", text)
+    fresh = await diagnostics(client, fresh_uri, version=1)
+    key = lambda d: (d.range.start.line, d.range.start.character, d.range.end.line, str(d.code))  # noqa: E731
+    assert sorted(map(key, typed)) == sorted(map(key, fresh))
+    assert len(typed) > 5
+
+    async def outline(uri: str) -> list[tuple[str, str | None, types.Range]]:
+        symbols = await client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+        return [(s.name, s.detail, s.range) for s in symbols or []]  # type: ignore[union-attr]
+
+    # The outline shows each question's text: the server's text is the editor's.
+    assert await outline(uri) == await outline(fresh_uri)
