@@ -710,3 +710,27 @@ def test_cached_fixes_follow_the_files_line_break() -> None:
         assert mark, found
         inserted = mark[0].fixes[0].edits[0].new_text
         assert ("\r\n" in inserted) == ("\r\n" in text), (repr(text), repr(inserted))
+
+
+def test_check_cache_sees_a_reloaded_corpus(tmp_path: Path) -> None:
+    """A corpus read again after it changed is a new object: the findings cached with the old one
+    (unknown documents) must go. The cache holds the corpus it was filled for, so that a new
+    object at a freed one's address cannot pass for it."""
+    import gc
+
+    from qrels_lsp.core.checks import CheckCache, check_golden
+    from qrels_lsp.core.corpus import Corpus, load_corpus
+
+    text = (
+        "corpus: c.jsonl\nqueries:\n  q1:\n    question: how do I reset it?\n    relevant: [d1]\n"
+    )
+    corpus_file = tmp_path / "c.jsonl"
+    cache = CheckCache()
+    for doc_id, unknown in [("d2", True), ("d1", False), ("d2", True), ("d1", False)]:
+        corpus_file.write_text(f'{{"_id": "{doc_id}", "text": "reset"}}\n', encoding="utf-8")
+        corpus = load_corpus(corpus_file)
+        assert isinstance(corpus, Corpus)
+        found = check_golden(parse_golden(text), text, corpus, cache=cache)
+        assert any(f.code == "QR106" for f in found) == unknown, doc_id
+        del corpus, found
+        gc.collect()

@@ -22,15 +22,17 @@ from .tokens import COPY_THRESHOLD, content_ngrams, ngram_overlap
 CorpusState = Corpus | CorpusError | None  # None: the file names no corpus
 
 
-_Key = tuple[str, str, int, int, str]  # query id, entry text, corpus, level, line break
+_Key = tuple[str, str]  # query id, entry text
 
 
 class CheckCache:
     """Per-query findings by the query's own text, so an edit re-checks the query it touched.
 
     A query's findings depend on its entry's text (from its key's line to the end of its last
-    line), the corpus, the relevance level and the file's line break (a fix that inserts a line
-    uses the file's own); cached findings are moved with their entry.
+    line) and on the setting: the corpus, the relevance level and the file's line break (a fix
+    that inserts a line uses the file's own). Cached findings are moved with their entry; another
+    setting starts afresh. The corpus object is held, so that its identity stands for its
+    content (a reloaded corpus is a new object, and a freed one's id cannot come back).
 
     The last result is kept per query too: after an edit of one entry (an :class:`EntryEdit`
     from the incremental re-parse), the others' findings are the last ones, moved by the edit
@@ -39,7 +41,15 @@ class CheckCache:
 
     def __init__(self) -> None:
         self._entries: dict[_Key, tuple[int, list[Finding]]] = {}
-        self._last: tuple[Qrels, tuple[int, int, str], dict[str, list[Finding]]] | None = None
+        self._setting: tuple[Corpus | None, int, str] | None = None
+        self._last: tuple[Qrels, dict[str, list[Finding]]] | None = None
+
+    def use(self, corpus: Corpus | None, level: int, newline: str) -> None:
+        """The setting of the next check; a different one empties the cache."""
+        old = self._setting
+        if old is None or old[0] is not corpus or old[1:] != (level, newline):
+            self._entries, self._last = {}, None
+            self._setting = (corpus, level, newline)
 
     def get(self, key: _Key, start: int) -> list[Finding] | None:
         hit = self._entries.get(key)
@@ -55,20 +65,13 @@ class CheckCache:
         for key in [k for k in self._entries if k not in keys]:
             del self._entries[key]
 
-    def remember(
-        self, qrels: Qrels, setting: tuple[int, int, str], found: dict[str, list[Finding]]
-    ) -> None:
-        self._last = (qrels, setting, found)
+    def remember(self, qrels: Qrels, found: dict[str, list[Finding]]) -> None:
+        self._last = (qrels, found)
 
-    def last_for(
-        self, edit: EntryEdit, setting: tuple[int, int, str]
-    ) -> dict[str, list[Finding]] | None:
-        """The last per-query findings, if they were computed for the model ``edit`` changed,
-        with the same (corpus, level, line break)."""
+    def last_for(self, edit: EntryEdit) -> dict[str, list[Finding]] | None:
+        """The last per-query findings, if they were computed for the model ``edit`` changed."""
         last = self._last
-        if last is None or last[0] is not edit.before or last[1] != setting:
-            return None
-        return last[2]
+        return last[1] if last is not None and last[0] is edit.before else None
 
 
 def check_golden(
@@ -91,17 +94,19 @@ def check_golden(
             finding("QR109", qrels.corpus.span, f"Corpus `{qrels.corpus.value}`: {corpus.message}")
         )
     known = corpus if isinstance(corpus, Corpus) else None
-    yaml_fixes = qrels.format == "golden"
-    setting = (id(known), level, newline_of(text))
-    last = cache.last_for(edit, setting) if cache and edit and yaml_fixes else None
+    if qrels.format != "golden":
+        cache = None  # TREC/BEIR qrels are parsed whole, with no edit fixes to keep
+    if cache is not None:
+        cache.use(known, level, newline_of(text))
+    last = cache.last_for(edit) if cache is not None and edit is not None else None
     if last is not None and edit is not None:
         per_query = _moved_findings(last, edit)
         query = qrels.queries[edit.qid]
         per_query[edit.qid] = _check_query(query, text, line_index(text), known, level, "golden")
     else:
-        per_query = _check_all(qrels, text, known, setting, cache if yaml_fixes else None)
-    if cache is not None and yaml_fixes:
-        cache.remember(qrels, setting, per_query)
+        per_query = _check_all(qrels, text, known, level, cache)
+    if cache is not None:
+        cache.remember(qrels, per_query)
     for found in per_query.values():
         out.extend(found)
     out.extend(_duplicate_questions(qrels.queries.values()))
@@ -121,17 +126,16 @@ def _check_all(
     qrels: Qrels,
     text: str,
     known: Corpus | None,
-    setting: tuple[int, int, str],
+    level: int,
     cache: CheckCache | None,
 ) -> dict[str, list[Finding]]:
     """Every query's findings, from the text-keyed cache where the entry is unchanged."""
-    level = setting[1]
     lines: LineIndex | None = None
     used: set[_Key] = set()
     out: dict[str, list[Finding]] = {}
     for query in qrels.queries.values():
         start = line_start_at(text, query.span.start)
-        key = (query.qid, text[start : line_end_at(text, query.block.end)], *setting)
+        key = (query.qid, text[start : line_end_at(text, query.block.end)])
         found = cache.get(key, start) if cache is not None else None
         if found is None:
             if lines is None:
