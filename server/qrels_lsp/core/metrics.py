@@ -288,14 +288,14 @@ class ScoreCache:
             or unanswerable != last.unanswerable
         ):
             return None
-        changed = {q for q, g in qrels.items() if last.qrels.get(q) is not g}
-        changed |= {q for q, r in run.items() if last.run.get(q) is not r}
-        if len(changed) > len(qrels) // 8 + 1:
+        judged = {q for q, g in qrels.items() if last.qrels.get(q) is not g}
+        ranked = {q for q, r in run.items() if last.run.get(q) is not r}
+        if len(judged) + len(ranked) > len(qrels) // 8 + 1:
             return None
-        if any(q not in last.qrels and q not in last.run for q in changed):
-            return None  # a query new to both: the sets differ
-        if any((q in qrels) != (q in last.qrels) or (q in run) != (q in last.run) for q in changed):
+        # The sizes are equal, so the id sets are too unless a changed id is a new one.
+        if any(q not in last.qrels for q in judged) or any(q not in last.run for q in ranked):
             return None
+        changed = judged | ranked
         metrics, level = self._config
         per_query = dict(last.evaluation.per_query)
         for qid in changed:

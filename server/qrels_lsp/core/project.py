@@ -137,6 +137,8 @@ class Project:
         """A file changed: drop what was derived from it."""
         path = resolve(path)
         self._parsed.pop(path, None)
+        self._edits.pop(path, None)
+        self._judged.pop(path, None)
         self._fast_runs.pop(path, None)
         self._topics.pop(path, None)
         for root in list(self._corpora):
@@ -355,15 +357,21 @@ class Project:
         rankings: dict[str, list[str]],
         error: str | None,
     ) -> RunResult:
-        evaluation = evaluate(
+        evaluation = self._evaluate(ctx, rankings, path)
+        return RunResult(resolve(path), run_name(path, run), run, evaluation, error, rankings)
+
+    def _evaluate(
+        self, ctx: QrelsContext, rankings: dict[str, list[str]], run: Path | None
+    ) -> Evaluation:
+        """A run's (or, for None, the baseline's) scores, through its own score cache."""
+        return evaluate(
             ctx.grades,
             rankings,
             ctx.metrics,
             level=ctx.level,
             unanswerable=ctx.unanswerable,
-            cache=self._score_cache(ctx.path, path),
+            cache=self._score_cache(ctx.path, run),
         )
-        return RunResult(resolve(path), run_name(path, run), run, evaluation, error, rankings)
 
     def baseline(self, ctx: QrelsContext, *, build: bool = False) -> RunResult | None:
         """The BM25 baseline of a golden set with a corpus; None while its index is not ready
@@ -377,14 +385,7 @@ class Project:
         if index is None:
             return None
         rankings = self._baselines.rankings(ctx.qrels, index)
-        evaluation = evaluate(
-            ctx.grades,
-            rankings,
-            ctx.metrics,
-            level=ctx.level,
-            unanswerable=ctx.unanswerable,
-            cache=self._score_cache(ctx.path, None),
-        )
+        evaluation = self._evaluate(ctx, rankings, None)
         return RunResult(ctx.path, BASELINE_NAME, None, evaluation, None, rankings, baseline=True)
 
     def analyse(self, path: Path, *, with_runs: bool = True) -> Analysis | None:

@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -251,9 +251,7 @@ class Session:
         def collect() -> None:
             self._idle_collect = None
             if not self.closed and not self._pending:
-                task = asyncio.ensure_future(self.run(self.heap.collect))
-                self._background.add(task)
-                task.add_done_callback(self._background.discard)
+                self._in_background(self.run(self.heap.collect))
 
         loop = asyncio.get_running_loop()
         self._idle_collect = loop.call_later(IDLE_COLLECT_SECONDS, collect)
@@ -314,7 +312,11 @@ class Session:
                 if self.is_ours(uri):
                     self.changed(uri)
 
-        task = asyncio.ensure_future(go())
+        self._in_background(go())
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` on the event loop, held until it ends (asyncio keeps only weak refs)."""
+        task = asyncio.ensure_future(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
