@@ -263,13 +263,15 @@ def _normalized(question: str) -> str:
 def _duplicate_questions(queries: Iterable[Query]) -> Iterable[Finding]:
     first: dict[str, Query] = {}
     for query in queries:
-        if not query.question or query.question_span is None:
+        if not query.question:  # (spans are read for duplicates only: see Query.shifted)
             continue
         key = _normalized(query.question)
         if not key:
             continue
         if key in first:
             other = first[key]
+            if query.question_span is None:
+                continue  # a question from a topics file: no place in this file to point at
             yield finding(
                 "QR108",
                 query.question_span,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from .findings import Finding, shift_finding
 from .golden import parse_query_entry
-from .model import Judgment, Qrels, Query, Ref
+from .model import Qrels, Query, Ref
 from .text import Span, line_end_at, line_start_at
 
 
@@ -101,7 +101,7 @@ def reparse(old_text: str, old: Qrels, new_text: str) -> tuple[Qrels, EntryEdit 
         return None
     fresh, entry_findings = entry
     shifted = [shift_finding(f, start) for f in entry_findings]
-    new = _splice(old, i, queries, _shift_query(fresh, start), shifted, start, end, edit)
+    new = _splice(old, i, queries, fresh.shifted(start), shifted, start, end, edit)
     return new, EntryEdit(old, query.qid, end, edit.delta)
 
 
@@ -131,7 +131,7 @@ def _splice(
         elif j == i:
             out[q.qid] = fresh
         else:
-            out[q.qid] = _shift_query(q, d) if d else q
+            out[q.qid] = q.shifted(d)
     findings = [f for f in old.findings if f.span.start < start]  # before the entry
     findings += fresh_findings
     findings += [shift_finding(f, d, edit.old_end) for f in old.findings if f.span.start >= end]
@@ -156,23 +156,3 @@ def _shift_ref(ref: Ref | None, at: int, d: int) -> Ref | None:
     if ref is None or ref.span.start < at:
         return ref
     return Ref(ref.value, Span(ref.span.start + d, ref.span.end + d))
-
-
-def _s(span: Span | None, d: int) -> Span | None:
-    return None if span is None else Span(span.start + d, span.end + d)
-
-
-def _shift_query(q: Query, d: int) -> Query:
-    return Query(
-        q.qid,
-        Span(q.span.start + d, q.span.end + d),
-        Span(q.block.start + d, q.block.end + d),
-        [
-            Judgment(j.doc_id, j.grade, Span(j.span.start + d, j.span.end + d), _s(j.grade_span, d))
-            for j in q.judgments
-        ],
-        q.question,
-        _s(q.question_span, d),
-        q.unanswerable,
-        _s(q.unanswerable_span, d),
-    )

@@ -33,7 +33,7 @@ class Judgment:
     grade_span: Span | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Query:
     """One query of a golden set or qrels file: its judgments and, when known, its text."""
 
@@ -52,6 +52,110 @@ class Query:
         for j in self.judgments:
             out.setdefault(j.doc_id, j.grade)
         return out
+
+    def shifted(self, delta: int) -> Query:
+        """This query as it reads ``delta`` characters later in the text.
+
+        A keystroke moves every entry after it. Building each later query's spans and judgments
+        anew cost more than the rest of an edit's analysis together; a shifted query is made in
+        constant time and works out its spans when they are read, which after an edit is for a
+        few queries only (the lenses near the cursor, a hover, a rename).
+        """
+        return _ShiftedQuery(self, delta) if delta else self
+
+    def _values(self) -> tuple[object, ...]:
+        return (
+            self.qid,
+            self.span,
+            self.block,
+            self.judgments,
+            self.question,
+            self.question_span,
+            self.unanswerable,
+            self.unanswerable_span,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Query):
+            return NotImplemented
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
+
+
+def _moved(span: Span | None, delta: int) -> Span | None:
+    return None if span is None else Span(span.start + delta, span.end + delta)
+
+
+class _ShiftedQuery(Query):
+    """A query read ``delta`` characters after where it was parsed (see :meth:`Query.shifted`).
+
+    Its id, question and flag are its origin's; its spans and judgments are the origin's moved,
+    worked out on first read and kept. Shifting it again shifts the origin, so a chain of edits
+    never builds a chain of objects.
+    """
+
+    __slots__ = ("_delta", "_judgments", "_origin", "_spans")
+    _origin: Query
+    _delta: int
+
+    def __init__(self, origin: Query, delta: int) -> None:
+        if isinstance(origin, _ShiftedQuery):
+            delta += origin._delta
+            origin = origin._origin
+        self._origin = origin
+        self._delta = delta
+        self._spans: tuple[Span, Span, Span | None, Span | None] | None = None
+        self._judgments: list[Judgment] | None = None
+        self.qid = origin.qid
+        self.question = origin.question
+        self.unanswerable = origin.unanswerable
+
+    def _moved_spans(self) -> tuple[Span, Span, Span | None, Span | None]:
+        spans = self._spans  # one read: another thread may be filling it in too
+        if spans is None:
+            o, d = self._origin, self._delta
+            spans = (
+                Span(o.span.start + d, o.span.end + d),
+                Span(o.block.start + d, o.block.end + d),
+                _moved(o.question_span, d),
+                _moved(o.unanswerable_span, d),
+            )
+            self._spans = spans
+        return spans
+
+    @property
+    def span(self) -> Span:  # type: ignore[override]
+        return self._moved_spans()[0]
+
+    @property
+    def block(self) -> Span:  # type: ignore[override]
+        return self._moved_spans()[1]
+
+    @property
+    def question_span(self) -> Span | None:  # type: ignore[override]
+        return self._moved_spans()[2]
+
+    @property
+    def unanswerable_span(self) -> Span | None:  # type: ignore[override]
+        return self._moved_spans()[3]
+
+    @property
+    def judgments(self) -> list[Judgment]:  # type: ignore[override]
+        moved = self._judgments
+        if moved is None:
+            d = self._delta
+            moved = [
+                Judgment(
+                    j.doc_id,
+                    j.grade,
+                    Span(j.span.start + d, j.span.end + d),
+                    _moved(j.grade_span, d),
+                )
+                for j in self._origin.judgments
+            ]
+            self._judgments = moved
+        return moved
 
 
 @dataclass(slots=True)
