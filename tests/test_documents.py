@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import PositionCodec, TextDocument
+from qrels_lsp.core.text import LineIndex, line_index, line_index_after
 from qrels_lsp.lsp.documents import IndexedTextDocument
 
 # LSP's line breaks only: pygls also splits at form feeds and U+2028, which editors do not.
@@ -58,3 +59,24 @@ def test_a_position_past_the_line_end_is_the_line_end() -> None:
     )
     doc.apply_change(change)
     assert doc.source == "aX\ncd\n"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(PIECES, max_size=40).map("".join), st.data())
+def test_a_derived_line_index_equals_a_fresh_one(text: str, data: st.DataObject) -> None:
+    """The index after an edit is made from the one before (line starts moved, the touched lines
+    scanned again); every line break LSP knows, a ``\\r`` meeting a typed ``\\n`` included, must
+    come out where a fresh scan of the new text puts it."""
+    index = LineIndex(text)
+    for _ in range(data.draw(st.integers(1, 4))):
+        old = index.text
+        start = data.draw(st.integers(0, len(old)))
+        end = data.draw(st.integers(start, len(old)))
+        inserted = data.draw(st.lists(PIECES, max_size=4).map("".join))
+        index = line_index_after(index, start, end, inserted)
+        fresh = LineIndex(old[:start] + inserted + old[end:])
+        assert index.text == fresh.text
+        assert [index.line_start(i) for i in range(index.line_count)] == [
+            fresh.line_start(i) for i in range(fresh.line_count)
+        ]
+        assert line_index(index.text) is index  # shared, as line_index shares its own

@@ -58,9 +58,9 @@ class LineIndex:
 
     __slots__ = ("_ascii", "_starts", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, starts: list[int] | None = None) -> None:
         self.text = text
-        self._starts = _line_starts(text)
+        self._starts = _line_starts(text) if starts is None else starts
         self._ascii = text.isascii()  # then every encoding counts columns alike
 
     @property
@@ -107,7 +107,7 @@ class LineIndex:
         if line >= len(self._starts):
             return len(self.text)
         start, end = self._starts[line], self.line_end(line)
-        if encoding == "utf-32" or self.text.isascii():
+        if encoding == "utf-32" or self._ascii:
             return min(start + max(column, 0), end)
         units = 0
         for i in range(start, end):
@@ -130,7 +130,32 @@ def line_index(text: str) -> LineIndex:
     for index in list(_RECENT):
         if index.text is text:
             return index
-    index = LineIndex(text)
+    return _remember(LineIndex(text))
+
+
+def line_index_after(before: LineIndex, start: int, end: int, inserted: str) -> LineIndex:
+    """The index of ``before.text`` with ``[start, end)`` replaced by ``inserted``, made from
+    ``before``'s, and shared as :func:`line_index` shares them.
+
+    An editor's keystroke changes one place of the text, but scanning the whole megabyte for its
+    line breaks again takes longer than everything else the keystroke costs. Line starts before
+    the edit stay, those after it move by its length; only the lines the edit touches, one
+    before it (a ``\r`` there may meet a ``\n`` typed after it) and one after are scanned.
+    """
+    old, starts = before.text, before._starts
+    text = old[:start] + inserted + old[end:]
+    delta = len(inserted) - (end - start)
+    first = max(0, bisect.bisect_right(starts, start - 1) - 1)  # the line holding start - 1
+    scan_from = starts[first]
+    last = min(end + delta + 1, len(text))  # starts up to here are scanned in the new text
+    scanned = [scan_from + s for s in _line_starts(text[scan_from : last + 1])[1:]]
+    new = starts[: first + 1]
+    new += [s for s in scanned if s <= last]
+    new += [s + delta for s in starts[bisect.bisect_right(starts, end + 1) :]]
+    return _remember(LineIndex(text, new))
+
+
+def _remember(index: LineIndex) -> LineIndex:
     _RECENT.insert(0, index)
     del _RECENT[4:]
     return index

@@ -15,7 +15,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
-from ..core.text import line_index
+from ..core.text import line_index, line_index_after
 from .convert import encoding_of
 
 
@@ -27,7 +27,7 @@ class IndexedTextDocument(TextDocument):
         rng = change.range
         start = lines.offset(rng.start.line, rng.start.character, encoding)
         end = max(start, lines.offset(rng.end.line, rng.end.character, encoding))
-        self._source = text[:start] + change.text + text[end:]
+        self._source = line_index_after(lines, start, end, change.text).text
 
 
 class IndexedWorkspace(Workspace):
