@@ -141,6 +141,6 @@ def test_baseline_rankings_of_edited_questions_do_not_pile_up() -> None:
     for ch in "how do i reset the hub to factory settings when the app is stuck " * 4:
         typed += ch
         query.question = typed
-        rankings = cache.rankings(golden, index)
-        assert rankings[query.qid] == cache.rankings(golden, index)[query.qid]
+        rankings, _ = cache.rankings(golden, index)
+        assert rankings[query.qid] == cache.rankings(golden, index)[0][query.qid]
     assert len(cache._rankings) <= 2 * len(golden.queries) + 64

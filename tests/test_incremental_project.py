@@ -15,6 +15,7 @@ import pytest
 from conftest import EXAMPLES
 from qrels_lsp.core.config import load_config
 from qrels_lsp.core.files import read_text
+from qrels_lsp.core.metrics import ScoreCache, default_metrics, evaluate
 from qrels_lsp.core.project import Analysis, Project
 
 
@@ -87,3 +88,24 @@ def test_edited_analyses_equal_fresh_ones(tmp_path: Path, seed: int) -> None:
         assert (incremental is None) == (fresh is None)
         if incremental is not None and fresh is not None:
             assert summary(incremental) == summary(fresh)
+
+
+def test_a_derived_evaluation_says_what_changed() -> None:
+    """A run whose rankings are the last ones but for a few (the same lists elsewhere) is scored
+    for those few, says which they were, and equals a fresh evaluation to the last bit."""
+    rng = random.Random(5)
+    docs = [f"d{i}" for i in range(40)]
+    qrels = {f"q{i}": {d: rng.randint(0, 2) for d in rng.sample(docs, 6)} for i in range(30)}
+    run = {q: rng.sample(docs, 20) for q in qrels}
+    metrics = default_metrics(10)
+    cache = ScoreCache()
+    first = evaluate(qrels, run, metrics, cache=cache)
+    assert first.since is None
+    changed = dict(run)
+    changed["q3"] = rng.sample(docs, 20)
+    changed["q17"] = list(reversed(run["q17"]))
+    derived = evaluate(qrels, changed, metrics, cache=cache)
+    assert derived.since is not None and derived.since.base is first.per_query
+    assert derived.since.keys == {"q3", "q17"}
+    fresh = evaluate(qrels, changed, metrics)
+    assert (derived.per_query, derived.mean) == (fresh.per_query, fresh.mean)

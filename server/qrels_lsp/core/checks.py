@@ -8,6 +8,7 @@ here; :func:`check_golden` and :func:`check_run` return only what they add.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 
@@ -107,8 +108,7 @@ def check_golden(
         per_query = _check_all(qrels, text, known, level, cache)
     if cache is not None:
         cache.remember(qrels, per_query)
-    for found in per_query.values():
-        out.extend(found)
+    out.extend(itertools.chain.from_iterable(per_query.values()))
     out.extend(_duplicate_questions(qrels.queries.values()))
     return out
 

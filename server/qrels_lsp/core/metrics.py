@@ -231,6 +231,29 @@ class Evaluation:
     missing: list[str] = field(default_factory=list)  # golden, not in the run: 0, in the mean
     unknown: list[str] = field(default_factory=list)  # in the run, not golden: ignored
     unanswerable: list[str] = field(default_factory=list)  # not scored, out of the means
+    since: Since | None = None  # how ``per_query`` was made from the last evaluation's, if it was
+
+
+@dataclass(frozen=True, slots=True)
+class Since:
+    """A mapping is ``base`` with the values of ``keys`` replaced, no key added or removed.
+
+    Said by whoever made the mapping that way (the project after an edit of one entry, the
+    baseline after an edit of one question), so that what was computed from ``base`` is updated
+    for those keys only, without comparing ten thousand values to find them.
+    """
+
+    base: Mapping[str, object]
+    keys: frozenset[str]
+
+
+def _changed(new: Mapping[str, object], old: Mapping[str, object], since: Since | None) -> set[str]:
+    """The keys of ``new`` whose values are not the very objects of ``old``'s."""
+    if new is old:
+        return set()
+    if since is not None and since.base is old:
+        return set(since.keys)
+    return {q for q, v in new.items() if old.get(q) is not v}
 
 
 class ScoreCache:
@@ -277,6 +300,8 @@ class ScoreCache:
         qrels: Mapping[str, Mapping[str, int]],
         run: Mapping[str, Sequence[str]],
         unanswerable: set[str],
+        qrels_since: Since | None = None,
+        run_since: Since | None = None,
     ) -> Evaluation | None:
         """The last evaluation with the queries whose judgments or ranking changed re-scored;
         None when the query sets differ or too much changed to be worth it."""
@@ -288,8 +313,8 @@ class ScoreCache:
             or unanswerable != last.unanswerable
         ):
             return None
-        judged = {q for q, g in qrels.items() if last.qrels.get(q) is not g}
-        ranked = {q for q, r in run.items() if last.run.get(q) is not r}
+        judged = _changed(qrels, last.qrels, qrels_since)
+        ranked = _changed(run, last.run, run_since)
         if len(judged) + len(ranked) > len(qrels) // 8 + 1:
             return None
         # The sizes are equal, so the id sets are too unless a changed id is a new one.
@@ -311,9 +336,11 @@ class ScoreCache:
             missing=list(prev.missing),
             unknown=list(prev.unknown),
             unanswerable=list(prev.unanswerable),
+            since=Since(prev.per_query, frozenset(changed)),
         )
-        out.mean = _means(per_query, last.counted, list(prev.mean))
-        self._last = _Last(qrels, run, unanswerable, last.counted, out)
+        columns = last.columns.updated(per_query, changed)
+        out.mean = columns.means()
+        self._last = _Last(qrels, run, unanswerable, columns, out)
         return out
 
     def remember(
@@ -321,10 +348,56 @@ class ScoreCache:
         qrels: Mapping[str, Mapping[str, int]],
         run: Mapping[str, Sequence[str]],
         unanswerable: set[str],
-        counted: list[str],
+        columns: _Columns,
         evaluation: Evaluation,
     ) -> None:
-        self._last = _Last(qrels, run, unanswerable, counted, evaluation)
+        self._last = _Last(qrels, run, unanswerable, columns, evaluation)
+
+
+class _Columns:
+    """Each metric's per-query values in the order trec_eval sums them (strcmp of query id).
+
+    Kept between evaluations so that after an edit the changed values are put in place and the
+    sums redone over plain lists of floats, with no pass over ten thousand per-query tables.
+    """
+
+    __slots__ = ("_at", "_columns")
+
+    def __init__(self, at: dict[str, int], columns: dict[str, list[float]]) -> None:
+        self._at = at  # query id -> its place in every column
+        self._columns = columns
+
+    @classmethod
+    def of(
+        cls,
+        per_query: Mapping[str, Mapping[str, float]],
+        counted: list[str],
+        names: Iterable[str],
+    ) -> _Columns:
+        rows = [per_query[qid] for qid in counted]
+        columns = {name: [row[name] for row in rows] for name in names}
+        return cls({qid: i for i, qid in enumerate(counted)}, columns)
+
+    def updated(
+        self, per_query: Mapping[str, Mapping[str, float]], changed: Iterable[str]
+    ) -> _Columns:
+        columns = {name: list(column) for name, column in self._columns.items()}
+        for qid in changed:
+            i = self._at.get(qid)
+            if i is not None:  # not counted (unanswerable, or only in the run): in no mean
+                values = per_query[qid]
+                for name, column in columns.items():
+                    column[i] = values[name]
+        return _Columns(self._at, columns)
+
+    def means(self) -> dict[str, float]:
+        # One addition after another from 0.0, as trec_eval's loop does (not sum(), which
+        # compensates rounding since Python 3.12), in C: 10,000 questions on every keystroke.
+        n = len(self._at)
+        return {
+            name: functools.reduce(operator.add, column, 0.0) / n if n else 0.0
+            for name, column in self._columns.items()
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,22 +407,8 @@ class _Last:
     qrels: Mapping[str, Mapping[str, int]]
     run: Mapping[str, Sequence[str]]
     unanswerable: set[str]
-    counted: list[str]  # the scored query ids in strcmp order
+    columns: _Columns
     evaluation: Evaluation
-
-
-def _means(
-    per_query: Mapping[str, Mapping[str, float]], counted: list[str], names: Iterable[str]
-) -> dict[str, float]:
-    """Each metric's mean over ``counted``, summed in that (strcmp) order as trec_eval does."""
-    rows = [per_query[qid] for qid in counted]
-    out = {}
-    for name in names:
-        # One addition after another from 0.0, as trec_eval's loop does (not sum(), which
-        # compensates rounding since Python 3.12), in C: 10,000 questions on every keystroke.
-        total = functools.reduce(operator.add, map(operator.itemgetter(name), rows), 0.0)
-        out[name] = total / len(counted) if counted else 0.0
-    return out
 
 
 def evaluate(
@@ -359,17 +418,21 @@ def evaluate(
     level: int = 1,
     unanswerable: Collection[str] = (),
     cache: ScoreCache | None = None,
+    *,
+    qrels_since: Since | None = None,
+    run_since: Since | None = None,
 ) -> Evaluation:
     """Score a run against a golden set with the averaging rules of METRICS.md.
 
     A golden query the run does not answer is a failure, so it scores 0 and counts. Means are
     summed in ``strcmp`` order of query id, as trec_eval accumulates them, so that they too match
-    bit for bit.
+    bit for bit. ``qrels_since`` and ``run_since`` say how the inputs were made from the last ones
+    evaluated with ``cache``, when their maker knows.
     """
     unanswerable = set(unanswerable)
     if cache is not None:
         cache.begin(metrics, level, len(qrels))
-        derived = cache.derive(qrels, run, unanswerable)
+        derived = cache.derive(qrels, run, unanswerable, qrels_since, run_since)
         if derived is not None:
             return derived
     out = Evaluation()
@@ -389,9 +452,10 @@ def evaluate(
     out.unknown = [qid for qid in run if qid not in qrels]
     counted = sorted(qid for qid in qrels if qid not in unanswerable)
     out.n_queries = len(counted)
-    out.mean = _means(out.per_query, counted, empty)
+    columns = _Columns.of(out.per_query, counted, empty)
+    out.mean = columns.means()
     if cache is not None:
-        cache.remember(qrels, run, unanswerable, counted, out)
+        cache.remember(qrels, run, unanswerable, columns, out)
     return out
 
 

@@ -22,7 +22,15 @@ from .findings import Finding, Severity, finding
 from .incremental import EntryEdit, reparse
 from .indexes import IndexCache
 from .kinds import FileKind, kind_of, parse_as
-from .metrics import Evaluation, Metric, ScoreCache, default_metrics, evaluate, parse_metric
+from .metrics import (
+    Evaluation,
+    Metric,
+    ScoreCache,
+    Since,
+    default_metrics,
+    evaluate,
+    parse_metric,
+)
 from .model import Qrels, Run
 from .suppress import apply_suppressions
 from .text import Span
@@ -71,6 +79,7 @@ class QrelsContext:
     run_matches: dict[str, list[Path]] = field(default_factory=dict)  # each pattern's files
     grades: dict[str, dict[str, int]] = field(default_factory=dict)  # qid -> doc -> grade, once
     unanswerable: set[str] = field(default_factory=set)
+    grades_since: Since | None = None  # how ``grades`` was made from the last ones, if it was
 
 
 @dataclass(slots=True)
@@ -84,6 +93,40 @@ class Analysis:
     model: Qrels | Run
     context: QrelsContext | None = None  # the golden set this file is, or that this run answers
     runs: list[RunResult] = field(default_factory=list)
+    edit: EntryEdit | None = None  # the edit of one entry that made ``model`` from the last one
+
+    def changed_since(self, last: Analysis) -> frozenset[str] | None:
+        """The queries whose entry or numbers may differ from ``last``'s, when this analysis was
+        made from it by an edit of one entry (then every other query, its numbers and its place
+        in lines are as they were); None when more may have changed.
+
+        What an editor shows for ten thousand questions can then be updated for one."""
+        if self.model is last.model:
+            changed: set[str] = set()
+        elif self.edit is not None and self.edit.before is last.model:
+            changed = {self.edit.qid}
+        else:
+            return None
+        if [(r.path, r.name) for r in self.runs] != [(r.path, r.name) for r in last.runs]:
+            return None
+        for now, before in zip(self.runs, last.runs, strict=True):
+            ev, was = now.evaluation, before.evaluation.per_query
+            if ev.per_query is was:
+                continue
+            if ev.since is None or ev.since.base is not was:
+                return None
+            changed |= ev.since.keys
+        return frozenset(changed)
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """What a golden set's model says for scoring, and how it was made from the last one."""
+
+    qrels: Qrels
+    grades: dict[str, dict[str, int]]
+    unanswerable: set[str]
+    since: Since | None
 
 
 def run_name(path: Path, run: Run | None) -> str:
@@ -130,7 +173,7 @@ class Project:
         self._topics: dict[Path, Topics] = {}
         self._golden_files: list[Path] | None = None
         self._edits: dict[Path, tuple[Qrels, EntryEdit]] = {}
-        self._judged: dict[Path, tuple[Qrels, dict[str, dict[str, int]], set[str]]] = {}
+        self._judged: dict[Path, _Judged] = {}
 
     # -- caches -------------------------------------------------------------------------------
     def forget(self, path: Path) -> None:
@@ -169,28 +212,29 @@ class Project:
         hit = self._edits.get(resolve(path))
         return hit[1] if hit is not None and hit[0] is model else None
 
-    def _judgments(self, path: Path, qrels: Qrels) -> tuple[dict[str, dict[str, int]], set[str]]:
-        """(grades, unanswerable ids) of a golden set, derived from the last ones after an edit
-        of one entry: the other queries keep their grade mappings, which tells the score caches
-        that only the edited query needs scoring."""
+    def _judgments(self, path: Path, qrels: Qrels) -> _Judged:
+        """The grades and unanswerable ids of a golden set, derived from the last ones after an
+        edit of one entry: the other queries keep their grade mappings, and the score caches are
+        told that only the edited query needs scoring."""
         key = resolve(path)
         hit = self._judged.get(key)
-        if hit is not None and hit[0] is qrels:
-            return hit[1], hit[2]
+        if hit is not None and hit.qrels is qrels:
+            return hit
         edit = self.edit_of(path, qrels)
-        if hit is not None and edit is not None and edit.before is hit[0]:
+        if hit is not None and edit is not None and edit.before is hit.qrels:
             query = qrels.queries[edit.qid]
-            grades = dict(hit[1])
+            grades = dict(hit.grades)
             grades[edit.qid] = query.grades()
-            unanswerable = set(hit[2])
+            unanswerable = set(hit.unanswerable)
             if query.unanswerable:
                 unanswerable.add(edit.qid)
             else:
                 unanswerable.discard(edit.qid)
+            judged = _Judged(qrels, grades, unanswerable, Since(hit.grades, frozenset([edit.qid])))
         else:
-            grades, unanswerable = qrels.grades(), qrels.unanswerable()
-        self._judged[key] = (qrels, grades, unanswerable)
-        return grades, unanswerable
+            judged = _Judged(qrels, qrels.grades(), qrels.unanswerable(), None)
+        self._judged[key] = judged
+        return judged
 
     def load(
         self, path: Path, kind: FileKind | None = None
@@ -269,7 +313,7 @@ class Project:
         metrics = [parse_metric(m) for m in self.config.metrics] or default_metrics(k)
         if self.lens_metrics:
             metrics += [m for m in (Metric("recall", k), Metric("mrr")) if m not in metrics]
-        grades, unanswerable = self._judgments(path, qrels)
+        judged = self._judgments(path, qrels)
         return QrelsContext(
             path=resolve(path),
             kind=kind,
@@ -281,8 +325,9 @@ class Project:
             corpus=self.corpus(corpus_path) if corpus_path is not None else None,
             run_paths=_union(matches.values()),
             run_matches=matches,
-            grades=grades,
-            unanswerable=unanswerable,
+            grades=judged.grades,
+            unanswerable=judged.unanswerable,
+            grades_since=judged.since,
         )
 
     def golden_of(self, run_path: Path, run: Run) -> tuple[Path | None, str | None]:
@@ -361,7 +406,11 @@ class Project:
         return RunResult(resolve(path), run_name(path, run), run, evaluation, error, rankings)
 
     def _evaluate(
-        self, ctx: QrelsContext, rankings: dict[str, list[str]], run: Path | None
+        self,
+        ctx: QrelsContext,
+        rankings: dict[str, list[str]],
+        run: Path | None,
+        since: Since | None = None,
     ) -> Evaluation:
         """A run's (or, for None, the baseline's) scores, through its own score cache."""
         return evaluate(
@@ -371,6 +420,8 @@ class Project:
             level=ctx.level,
             unanswerable=ctx.unanswerable,
             cache=self._score_cache(ctx.path, run),
+            qrels_since=ctx.grades_since,
+            run_since=since,
         )
 
     def baseline(self, ctx: QrelsContext, *, build: bool = False) -> RunResult | None:
@@ -384,8 +435,10 @@ class Project:
             index = self.indexes.build(ctx.corpus)
         if index is None:
             return None
-        rankings = self._baselines.rankings(ctx.qrels, index)
-        evaluation = self._evaluate(ctx, rankings, None)
+        rankings, since = self._baselines.rankings(
+            ctx.qrels, index, self.edit_of(ctx.path, ctx.qrels)
+        )
+        evaluation = self._evaluate(ctx, rankings, None, since)
         return RunResult(ctx.path, BASELINE_NAME, None, evaluation, None, rankings, baseline=True)
 
     def analyse(self, path: Path, *, with_runs: bool = True) -> Analysis | None:
@@ -398,13 +451,9 @@ class Project:
         if isinstance(model, Qrels):
             own = self.context(path, kind, model)
             checks = self._checks.setdefault(resolve(path), CheckCache())
+            edit = self.edit_of(path, model)
             found = list(model.findings) + check_golden(
-                model,
-                text,
-                own.corpus,
-                level=own.level,
-                cache=checks,
-                edit=self.edit_of(path, model),
+                model, text, own.corpus, level=own.level, cache=checks, edit=edit
             )
             # A golden set needs its runs' rankings, not their span models (a TREC run of a
             # million lines would be a million objects): the run's own file has those.
@@ -419,7 +468,7 @@ class Project:
                     found.append(finding("QR111", ref.span, f"No run file matches `{ref.value}`."))
                 found += _unscored(ref.value, ref.span, [r for r in runs if r.path in hits])
             found += _replacement_characters(text)
-            return Analysis(path, kind, text, self._suppress(found, text), model, own, runs)
+            return Analysis(path, kind, text, self._suppress(found, text), model, own, runs, edit)
         golden_path, reason = self.golden_of(path, model)
         ctx: QrelsContext | None = None
         if golden_path is not None:
