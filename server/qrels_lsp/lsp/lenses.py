@@ -7,6 +7,7 @@ shows what the codeLens response holds and does not honour refresh requests.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -62,6 +63,17 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
     return []
 
 
+@dataclass(slots=True)
+class _Shown:
+    """The last lenses of a golden set: their JSON pieces and what they were made from."""
+
+    analysis: Analysis
+    encoding: str
+    line_count: int
+    parts: list[str]  # the header's first, then one per question with lenses
+    at: dict[str, int]  # query id -> its piece in ``parts``
+
+
 class LensEncoder:
     """One document's lenses as JSON text, each place's lenses encoded once.
 
@@ -69,29 +81,76 @@ class LensEncoder:
     for all of them after every keystroke. Building that many lsprotocol objects, or even plain
     dicts, and encoding them costs far more than the analysis; but a keystroke changes one
     question's numbers, and typing within a line moves no lens. So the JSON of each place's
-    lenses is kept by what they show (range, titles, query), and a response is those texts joined.
+    lenses is kept by what they show (range, titles, query); and when the analysis says it was
+    made from the last one shown by an edit of one entry (:meth:`Analysis.changed_since`) and the
+    file has as many lines as before, the last response's pieces are kept but for the header and
+    the changed questions', with no pass over the other questions at all.
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
         self._encoded: dict[tuple[tuple[int, int, int, int], tuple[str, ...], str | None], str] = {}
+        self._shown: _Shown | None = None
 
-    def encode(self, pos: Positions, groups: list[LensGroup]) -> str:
+    def encode(self, pos: Positions, analysis: Analysis) -> str:
+        patched = self._patched(pos, analysis)
+        parts, at = patched or self._encode_all(pos, lens_groups(analysis))
+        if isinstance(analysis.model, Qrels) and analysis.context is not None:
+            self._shown = _Shown(analysis, pos.encoding, pos.lines.line_count, parts, at)
+        else:
+            self._shown = None
+        return "[" + ",".join(parts) + "]"
+
+    def _patched(
+        self, pos: Positions, analysis: Analysis
+    ) -> tuple[list[str], dict[str, int]] | None:
+        """The last response's pieces with the header and the changed questions' made anew;
+        None when more than that may have changed."""
+        shown = self._shown
+        ctx = analysis.context
+        if shown is None or ctx is None or not isinstance(analysis.model, Qrels):
+            return None
+        if pos.encoding != shown.encoding or pos.lines.line_count != shown.line_count:
+            return None  # lines came or went: the lenses below the edit moved
+        before = shown.analysis.context
+        changed = analysis.changed_since(shown.analysis)
+        if changed is None or before is None or before.k != ctx.k:
+            return None
+        if len(self._encoded) > 4 * len(shown.parts) + 1024:
+            self._encoded.clear()  # the titles each keystroke left behind
+        queries = analysis.model.queries
+        parts = list(shown.parts)
+        parts[0] = self._part(pos, Span(0, 0), tuple(header_titles(ctx, analysis.runs)), None)
+        edited = [queries[qid] for qid in changed if qid in queries]  # (others: only in a run)
+        for query, titles in query_lens_titles(ctx, edited, analysis.runs):
+            i = shown.at.get(query.qid)
+            if i is None or not titles:
+                return None  # a question gained or lost its lenses: the pieces are not the same
+            parts[i] = self._part(pos, query.span, tuple(titles), query.qid)
+        return parts, shown.at
+
+    def _encode_all(
+        self, pos: Positions, groups: list[LensGroup]
+    ) -> tuple[list[str], dict[str, int]]:
         if len(self._encoded) > 4 * len(groups) + 1024:
             self._encoded.clear()  # what a rewrite of the file left behind
-        position = pos.lines.position
-        enc = pos.encoding
-        parts = []
-        encoded = self._encoded
+        parts: list[str] = []
+        at: dict[str, int] = {}
         for span, titles, qid in groups:
             if not titles:
                 continue
-            key = ((*position(span.start, enc), *position(span.end, enc)), titles, qid)
-            text = encoded.get(key)
-            if text is None:
-                text = encoded[key] = self._json(*key)
-            parts.append(text)
-        return "[" + ",".join(parts) + "]"
+            if qid is not None:
+                at[qid] = len(parts)
+            parts.append(self._part(pos, span, titles, qid))
+        return parts, at
+
+    def _part(self, pos: Positions, span: Span, titles: tuple[str, ...], qid: str | None) -> str:
+        position, enc = pos.lines.position, pos.encoding
+        key = ((*position(span.start, enc), *position(span.end, enc)), titles, qid)
+        text = self._encoded.get(key)
+        if text is None:
+            text = self._encoded[key] = self._json(*key)
+        return text
 
     def _json(
         self, where: tuple[int, int, int, int], titles: tuple[str, ...], qid: str | None
@@ -121,7 +180,7 @@ def register(server: QrelsServer) -> None:
             for gone in [u for u in encoders if u not in ls.workspace.text_documents]:
                 del encoders[gone]
             encoder = encoders[uri] = LensEncoder(path)
-        return RawJSON(encoder.encode(pos, lens_groups(analysis)))  # type: ignore[return-value]
+        return RawJSON(encoder.encode(pos, analysis))  # type: ignore[return-value]
 
     # pygls evaluates a command handler's annotations at call time (to convert the arguments),
     # in this module's globals: `QrelsServer` is imported for type checking only, so annotating
