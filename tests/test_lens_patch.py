@@ -64,3 +64,18 @@ def test_patched_lenses_equal_fresh_ones(
     # Half the demo's edits add or remove a line, break the file or re-score everything (as a
     # re-read run does); the others must have been patched, or this would not test the patching.
     assert full["n"] <= (110 if run_edits else 90), "edits in one entry and line are patched"
+
+
+def test_a_payload_patches_in_place_or_joins_again() -> None:
+    """Pieces of the same length are written over; a longer or shorter one joins the array
+    again, and later patches land where the pieces now are."""
+    from qrels_lsp.lsp.lenses import _Payload
+
+    payload = _Payload([b'{"a":1}', b'{"b":22}', b'{"c":3}'])
+    same = payload.patched({1: b'{"b":33}'})
+    assert same is payload and bytes(same.data) == b'[{"a":1},{"b":33},{"c":3}]'
+    longer = same.patched({0: b'{"a":100}', 2: b'{"c":4}'})
+    assert bytes(longer.data) == b'[{"a":100},{"b":33},{"c":4}]'
+    again = longer.patched({2: b'{"c":5}', 1: b'{"b":44}'})
+    assert bytes(again.data) == b'[{"a":100},{"b":44},{"c":5}]'
+    assert bytes(_Payload([]).data) == b"[]"

@@ -79,7 +79,7 @@ def query_lens_titles(
 
 def counts(ctx: QrelsContext) -> str:
     n = len(ctx.qrels.queries)
-    unanswerable = len(ctx.qrels.unanswerable())
+    unanswerable = len(ctx.unanswerable)  # (kept by the context: no pass over the questions)
     text = f"{n} question{'s' if n != 1 else ''}"
     if unanswerable:
         text += f" · {unanswerable} unanswerable"

@@ -61,9 +61,15 @@ class Positions:
         return Span(self.offset(rng.start), self.offset(rng.end))
 
 
-class RawJSON(str):
-    """A result already encoded as JSON text, sent as it is (see QrelsProtocol): for responses
-    with thousands of items, whose encoding would otherwise cost more than computing them."""
+class RawJSON:
+    """A result already encoded as JSON (ASCII bytes), sent as it is (see QrelsProtocol): for
+    responses with thousands of items, whose encoding would otherwise cost more than computing
+    them."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
 
 
 def diagnostic(

@@ -6,6 +6,7 @@ shows what the codeLens response holds and does not honour refresh requests.
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -63,19 +64,48 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
     return []
 
 
+class _Payload:
+    """A JSON array kept as ASCII bytes, with where each of its pieces starts.
+
+    A keystroke changes a piece or two of a five-megabyte response, most often to one of the
+    same length (a number written with two decimals): that is written over in place, with no
+    joining of ten thousand pieces again.
+    """
+
+    __slots__ = ("data", "parts", "starts")
+
+    def __init__(self, parts: list[bytes]) -> None:
+        self.parts = parts
+        self.data = bytearray(b"[" + b",".join(parts) + b"]")
+        self.starts = list(itertools.accumulate((len(p) + 1 for p in parts), initial=1))
+
+    def patched(self, changes: dict[int, bytes]) -> _Payload:
+        """This array with pieces replaced: itself, changed in place, when their lengths stay."""
+        if any(len(part) != len(self.parts[i]) for i, part in changes.items()):
+            parts = list(self.parts)
+            for i, part in changes.items():
+                parts[i] = part
+            return _Payload(parts)
+        for i, part in changes.items():
+            start = self.starts[i]
+            self.data[start : start + len(part)] = part
+            self.parts[i] = part
+        return self
+
+
 @dataclass(slots=True)
 class _Shown:
-    """The last lenses of a golden set: their JSON pieces and what they were made from."""
+    """The last lenses of a golden set: their JSON and what they were made from."""
 
     analysis: Analysis
     encoding: str
     line_count: int
-    parts: list[str]  # the header's first, then one per question with lenses
-    at: dict[str, int]  # query id -> its piece in ``parts``
+    payload: _Payload  # the header's piece first, then one per question with lenses
+    at: dict[str, int]  # query id -> its piece
 
 
 class LensEncoder:
-    """One document's lenses as JSON text, each place's lenses encoded once.
+    """One document's lenses as JSON, each place's lenses encoded once.
 
     A 10,000-question golden set has 20,000 lenses when two runs are compared, and an editor asks
     for all of them after every keystroke. Building that many lsprotocol objects, or even plain
@@ -83,29 +113,32 @@ class LensEncoder:
     question's numbers, and typing within a line moves no lens. So the JSON of each place's
     lenses is kept by what they show (range, titles, query); and when the analysis says it was
     made from the last one shown by an edit of one entry (:meth:`Analysis.changed_since`) and the
-    file has as many lines as before, the last response's pieces are kept but for the header and
-    the changed questions', with no pass over the other questions at all.
+    file has as many lines as before, the last response is kept but for the header's and the
+    changed questions' pieces, with no pass over the other questions at all.
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._encoded: dict[tuple[tuple[int, int, int, int], tuple[str, ...], str | None], str] = {}
+        self._encoded: dict[
+            tuple[tuple[int, int, int, int], tuple[str, ...], str | None], bytes
+        ] = {}
         self._shown: _Shown | None = None
 
-    def encode(self, pos: Positions, analysis: Analysis) -> str:
+    def encode(self, pos: Positions, analysis: Analysis) -> bytes:
+        """The lenses as a JSON array (ASCII): a copy, the encoder keeps patching its own."""
         patched = self._patched(pos, analysis)
-        parts, at = patched or self._encode_all(pos, lens_groups(analysis))
+        payload, at = patched or self._encode_all(pos, lens_groups(analysis))
         if isinstance(analysis.model, Qrels) and analysis.context is not None:
-            self._shown = _Shown(analysis, pos.encoding, pos.lines.line_count, parts, at)
+            self._shown = _Shown(analysis, pos.encoding, pos.lines.line_count, payload, at)
         else:
             self._shown = None
-        return "[" + ",".join(parts) + "]"
+        return bytes(payload.data)
 
     def _patched(
         self, pos: Positions, analysis: Analysis
-    ) -> tuple[list[str], dict[str, int]] | None:
-        """The last response's pieces with the header and the changed questions' made anew;
-        None when more than that may have changed."""
+    ) -> tuple[_Payload, dict[str, int]] | None:
+        """The last response with the header and the changed questions' pieces made anew; None
+        when more than that may have changed."""
         shown = self._shown
         ctx = analysis.context
         if shown is None or ctx is None or not isinstance(analysis.model, Qrels):
@@ -116,25 +149,24 @@ class LensEncoder:
         changed = analysis.changed_since(shown.analysis)
         if changed is None or before is None or before.k != ctx.k:
             return None
-        if len(self._encoded) > 4 * len(shown.parts) + 1024:
+        if len(self._encoded) > 4 * len(shown.at) + 1024:
             self._encoded.clear()  # the titles each keystroke left behind
         queries = analysis.model.queries
-        parts = list(shown.parts)
-        parts[0] = self._part(pos, Span(0, 0), tuple(header_titles(ctx, analysis.runs)), None)
+        changes = {0: self._part(pos, Span(0, 0), tuple(header_titles(ctx, analysis.runs)), None)}
         edited = [queries[qid] for qid in changed if qid in queries]  # (others: only in a run)
         for query, titles in query_lens_titles(ctx, edited, analysis.runs):
             i = shown.at.get(query.qid)
             if i is None or not titles:
                 return None  # a question gained or lost its lenses: the pieces are not the same
-            parts[i] = self._part(pos, query.span, tuple(titles), query.qid)
-        return parts, shown.at
+            changes[i] = self._part(pos, query.span, tuple(titles), query.qid)
+        return shown.payload.patched(changes), shown.at
 
     def _encode_all(
         self, pos: Positions, groups: list[LensGroup]
-    ) -> tuple[list[str], dict[str, int]]:
+    ) -> tuple[_Payload, dict[str, int]]:
         if len(self._encoded) > 4 * len(groups) + 1024:
             self._encoded.clear()  # what a rewrite of the file left behind
-        parts: list[str] = []
+        parts: list[bytes] = []
         at: dict[str, int] = {}
         for span, titles, qid in groups:
             if not titles:
@@ -142,14 +174,14 @@ class LensEncoder:
             if qid is not None:
                 at[qid] = len(parts)
             parts.append(self._part(pos, span, titles, qid))
-        return parts, at
+        return _Payload(parts), at
 
-    def _part(self, pos: Positions, span: Span, titles: tuple[str, ...], qid: str | None) -> str:
+    def _part(self, pos: Positions, span: Span, titles: tuple[str, ...], qid: str | None) -> bytes:
         position, enc = pos.lines.position, pos.encoding
         key = ((*position(span.start, enc), *position(span.end, enc)), titles, qid)
         text = self._encoded.get(key)
         if text is None:
-            text = self._encoded[key] = self._json(*key)
+            text = self._encoded[key] = self._json(*key).encode("ascii")
         return text
 
     def _json(

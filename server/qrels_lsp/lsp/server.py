@@ -43,16 +43,16 @@ class QrelsProtocol(LanguageServerProtocol):
         if not isinstance(result, RawJSON) or self.writer is None:
             super()._send_data(data)
             return
-        # RawJSON is ASCII (json.dumps escapes the rest), so its length is its byte length.
-        body = f'{{"jsonrpc":"2.0","id":{json.dumps(data.id)},"result":{result}}}'
+        head = f'{{"jsonrpc":"2.0","id":{json.dumps(data.id)},"result":'.encode("ascii")
+        length = len(head) + len(result.data) + 1
         header = (
-            f"Content-Length: {len(body)}\r\n"
+            f"Content-Length: {length}\r\n"
             f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
             if self._include_headers
             else ""
-        )
-        try:
-            res = self.writer.write((header + body).encode("ascii"))
+        ).encode("ascii")
+        try:  # one message, one copy of the result (a writer may hold on to what it is given)
+            res = self.writer.write(b"".join((header, head, result.data, b"}")))
         except BrokenPipeError:  # the client is gone: as pygls does, let it end the server
             raise
         except (OSError, ValueError) as exc:  # stdout closed by `exit` while it was in flight
