@@ -53,6 +53,36 @@ def test_diff() -> None:
     assert diff("x", "x") is None
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(0, 3 * 2**14),
+    st.integers(0, 5),
+    st.text(alphabet="ab\n", max_size=6),
+    st.sampled_from(["ab", "a", "ab\n"]),
+)
+def test_diff_finds_the_smallest_region_in_long_texts(
+    at: int, removed: int, inserted: str, unit: str
+) -> None:
+    """The common ends are found chunk by chunk and then by halving: compare with a plain scan
+    on texts longer than a chunk, edited anywhere (repetitive text makes the ends ambiguous)."""
+    old = unit * (3 * 2**14 // len(unit))
+    at = min(at, len(old))
+    new = old[:at] + inserted + old[at + removed :]
+    e = diff(old, new)
+    if old == new:
+        assert e is None
+        return
+    assert e is not None
+    prefix = next(
+        (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+        min(len(old), len(new)),
+    )
+    rest = min(len(old), len(new)) - prefix
+    pairs = zip(reversed(old), reversed(new), strict=False)
+    suffix = next((i for i, (a, b) in enumerate(pairs) if a != b or i >= rest), rest)
+    assert (e.start, e.old_end, e.delta) == (prefix, len(old) - suffix, len(new) - len(old))
+
+
 def test_typing_a_question_is_incremental_and_exact() -> None:
     at = DEMO.index("question:", 2000) + len("question: ")
     text = DEMO

@@ -12,6 +12,7 @@ parses the whole file, so the result is always what a full parse would give.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .findings import Finding, shift_finding
@@ -34,23 +35,36 @@ def diff(old: str, new: str) -> Edit | None:
     if old == new:
         return None
     n = min(len(old), len(new))
-    lo, hi = 0, n  # longest common prefix, by halving (each comparison is a C memcmp)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if old[:mid] == new[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    prefix = lo
-    lo, hi = 0, n - prefix
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if old[len(old) - mid :] == new[len(new) - mid :]:
-            lo = mid
-        else:
-            hi = mid - 1
-    suffix = lo
+    prefix = _common_length(old, new, n, lambda s, a, b: s[a:b])
+    suffix = _common_length(old, new, n - prefix, lambda s, a, b: s[len(s) - b : len(s) - a])
     return Edit(prefix, len(old) - suffix, len(new) - len(old))
+
+
+_CHUNK = 1 << 14
+
+
+def _common_length(old: str, new: str, limit: int, cut: Callable[[str, int, int], str]) -> int:
+    """How many characters the texts have in common from one end (``cut(s, a, b)`` is their
+    ``[a, b)`` counted from that end), at most ``limit``.
+
+    Chunk by chunk, then by halving inside the first chunk that differs: each comparison is a C
+    memcmp of a short slice, where halving over the whole text would copy megabytes of slices.
+    """
+    at = 0
+    while at < limit and cut(old, at, min(at + _CHUNK, limit)) == cut(
+        new, at, min(at + _CHUNK, limit)
+    ):
+        at += _CHUNK
+    if at >= limit:
+        return limit
+    lo, hi = at, min(at + _CHUNK, limit) - 1  # the answer is in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if cut(old, at, mid) == cut(new, at, mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,13 +138,10 @@ def _splice(
     edit: Edit,
 ) -> Qrels:
     d = edit.delta
-    out: dict[str, Query] = {}
-    for j, q in enumerate(queries):
-        if j < i:
-            out[q.qid] = q
-        elif j == i:
-            out[q.qid] = fresh
-        else:
+    out = dict(old.queries)  # (a copy in C: the entries before the edit stay as they are)
+    out[fresh.qid] = fresh
+    if d:
+        for q in queries[i + 1 :]:
             out[q.qid] = q.shifted(d)
     findings = [f for f in old.findings if f.span.start < start]  # before the entry
     findings += fresh_findings
