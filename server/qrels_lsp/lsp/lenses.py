@@ -6,9 +6,7 @@ shows what the codeLens response holds and does not honour refresh requests.
 
 from __future__ import annotations
 
-import itertools
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -23,9 +21,10 @@ from ..core.present import (
     query_lens_titles,
     run_header_title,
 )
-from ..core.project import Analysis
+from ..core.project import Analysis, QrelsContext
 from ..core.text import Span
 from .convert import Positions, RawJSON
+from .pieces import Last, PieceCache
 
 if TYPE_CHECKING:
     from .server import QrelsServer
@@ -64,129 +63,59 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
     return []
 
 
-class _Payload:
-    """A JSON array kept as ASCII bytes, with where each of its pieces starts.
-
-    A keystroke changes a piece or two of a five-megabyte response, most often to one of the
-    same length (a number written with two decimals): that is written over in place, with no
-    joining of ten thousand pieces again.
-    """
-
-    __slots__ = ("data", "parts", "starts")
-
-    def __init__(self, parts: list[bytes]) -> None:
-        self.parts = parts
-        self.data = bytearray(b"[" + b",".join(parts) + b"]")
-        self.starts = list(itertools.accumulate((len(p) + 1 for p in parts), initial=1))
-
-    def patched(self, changes: dict[int, bytes]) -> _Payload:
-        """This array with pieces replaced: itself, changed in place, when their lengths stay."""
-        if any(len(part) != len(self.parts[i]) for i, part in changes.items()):
-            parts = list(self.parts)
-            for i, part in changes.items():
-                parts[i] = part
-            return _Payload(parts)
-        for i, part in changes.items():
-            start = self.starts[i]
-            self.data[start : start + len(part)] = part
-            self.parts[i] = part
-        return self
-
-
-@dataclass(slots=True)
-class _Shown:
-    """The last lenses of a golden set: their JSON and what they were made from."""
-
-    analysis: Analysis
-    encoding: str
-    line_count: int
-    payload: _Payload  # the header's piece first, then one per question with lenses
-    at: dict[str, int]  # query id -> its piece
-
-
 class LensEncoder:
-    """One document's lenses as JSON, each place's lenses encoded once.
-
-    A 10,000-question golden set has 20,000 lenses when two runs are compared, and an editor asks
-    for all of them after every keystroke. Building that many lsprotocol objects, or even plain
-    dicts, and encoding them costs far more than the analysis; but a keystroke changes one
-    question's numbers, and typing within a line moves no lens. So the JSON of each place's
-    lenses is kept by what they show (range, titles, query); and when the analysis says it was
-    made from the last one shown by an edit of one entry (:meth:`Analysis.changed_since`) and the
-    file has as many lines as before, the last response is kept but for the header's and the
-    changed questions' pieces, with no pass over the other questions at all.
-    """
+    """One document's lenses as JSON, each place's lenses encoded once and the last response
+    patched after an edit of one entry (see :mod:`.pieces`)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._encoded: dict[
-            tuple[tuple[int, int, int, int], tuple[str, ...], str | None], bytes
-        ] = {}
-        self._shown: _Shown | None = None
+        self._pieces = PieceCache()
 
     def encode(self, pos: Positions, analysis: Analysis) -> bytes:
-        """The lenses as a JSON array (ASCII): a copy, the encoder keeps patching its own."""
-        patched = self._patched(pos, analysis)
-        payload, at = patched or self._encode_all(pos, lens_groups(analysis))
-        if isinstance(analysis.model, Qrels) and analysis.context is not None:
-            self._shown = _Shown(analysis, pos.encoding, pos.lines.line_count, payload, at)
-        else:
-            self._shown = None
-        return bytes(payload.data)
-
-    def _patched(
-        self, pos: Positions, analysis: Analysis
-    ) -> tuple[_Payload, dict[str, int]] | None:
-        """The last response with the header and the changed questions' pieces made anew; None
-        when more than that may have changed."""
-        shown = self._shown
+        """The lenses as a JSON array (ASCII)."""
         ctx = analysis.context
-        if shown is None or ctx is None or not isinstance(analysis.model, Qrels):
-            return None
-        if pos.encoding != shown.encoding or pos.lines.line_count != shown.line_count:
-            return None  # lines came or went: the lenses below the edit moved
-        before = shown.analysis.context
-        changed = analysis.changed_since(shown.analysis)
-        if changed is None or before is None or before.k != ctx.k:
-            return None
-        if len(self._encoded) > 4 * len(shown.at) + 1024:
-            self._encoded.clear()  # the titles each keystroke left behind
-        queries = analysis.model.queries
-        changes = {0: self._part(pos, Span(0, 0), tuple(header_titles(ctx, analysis.runs)), None)}
-        edited = [queries[qid] for qid in changed if qid in queries]  # (others: only in a run)
-        for query, titles in query_lens_titles(ctx, edited, analysis.runs):
-            i = shown.at.get(query.qid)
-            if i is None or not titles:
-                return None  # a question gained or lost its lenses: the pieces are not the same
-            changes[i] = self._part(pos, query.span, tuple(titles), query.qid)
-        return shown.payload.patched(changes), shown.at
-
-    def _encode_all(
-        self, pos: Positions, groups: list[LensGroup]
-    ) -> tuple[_Payload, dict[str, int]]:
-        if len(self._encoded) > 4 * len(groups) + 1024:
-            self._encoded.clear()  # what a rewrite of the file left behind
+        if isinstance(analysis.model, Qrels) and ctx is not None:
+            last = self._pieces.last(pos, analysis)
+            before = last.analysis.context if last is not None else None
+            if last is not None and before is not None and before.k == ctx.k:
+                changes = self._changes(pos, analysis, ctx, last)
+                if changes is not None:
+                    return self._pieces.answer(pos, analysis, changes, last.at)
         parts: list[bytes] = []
         at: dict[str, int] = {}
-        for span, titles, qid in groups:
+        for span, titles, qid in lens_groups(analysis):
             if not titles:
                 continue
             if qid is not None:
                 at[qid] = len(parts)
             parts.append(self._part(pos, span, titles, qid))
-        return _Payload(parts), at
+        out = self._pieces.answer(pos, analysis, parts, at)
+        if not isinstance(analysis.model, Qrels):
+            self._pieces.forget()  # a run's lenses are made whole each time
+        return out
+
+    def _changes(
+        self, pos: Positions, analysis: Analysis, ctx: QrelsContext, last: Last
+    ) -> dict[int, bytes] | None:
+        """The header's and the changed questions' pieces; None when a question gained or lost
+        its lenses (then the pieces are not the same ones)."""
+        assert isinstance(analysis.model, Qrels)
+        queries = analysis.model.queries
+        changes = {0: self._part(pos, Span(0, 0), tuple(header_titles(ctx, analysis.runs)), None)}
+        edited = [queries[qid] for qid in last.changed if qid in queries]  # others: run only
+        for query, titles in query_lens_titles(ctx, edited, analysis.runs):
+            i = last.at.get(query.qid)
+            if i is None or not titles:
+                return None
+            changes[i] = self._part(pos, query.span, tuple(titles), query.qid)
+        return changes
 
     def _part(self, pos: Positions, span: Span, titles: tuple[str, ...], qid: str | None) -> bytes:
         position, enc = pos.lines.position, pos.encoding
-        key = ((*position(span.start, enc), *position(span.end, enc)), titles, qid)
-        text = self._encoded.get(key)
-        if text is None:
-            text = self._encoded[key] = self._json(*key).encode("ascii")
-        return text
+        where = (*position(span.start, enc), *position(span.end, enc))
+        return self._pieces.piece((where, titles, qid), lambda: self._json(where, titles, qid))
 
-    def _json(
-        self, where: tuple[int, int, int, int], titles: tuple[str, ...], qid: str | None
-    ) -> str:
+    def _json(self, where: tuple[int, ...], titles: tuple[str, ...], qid: str | None) -> str:
         l1, c1, l2, c2 = where
         rng = {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}
         command: dict[str, Any] = {"command": EXPLAIN_COMMAND if qid is not None else ""}

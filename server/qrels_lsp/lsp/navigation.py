@@ -8,17 +8,19 @@ module turns offsets and corpus lines into locations in the client's position en
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from ..core.corpus import Corpus, Document
 from ..core.locate import Loaded, Target, citations, family, locate, query_span
-from ..core.model import Qrels, Run
+from ..core.model import Qrels, Query, Run
 from ..core.project import Analysis, Project
 from ..core.text import LineIndex, Span
-from .convert import Positions, uri_of
+from .convert import Positions, RawJSON, uri_of
+from .pieces import Last, PieceCache
 
 if TYPE_CHECKING:
     from .server import QrelsServer
@@ -129,11 +131,10 @@ def outline(
                 )
                 for j in q.judgments
             ]
-            detail = (q.question or "").strip()
             out.append(
                 types.DocumentSymbol(
                     name=q.qid,
-                    detail=(detail[:80] + "…" if len(detail) > 80 else detail) or None,
+                    detail=_detail(q),
                     kind=types.SymbolKind.Key,
                     range=pos.range(q.block),
                     selection_range=pos.range(q.span),
@@ -165,6 +166,99 @@ def outline(
             )
         )
     return runs
+
+
+class OutlineEncoder:
+    """A golden set's outline as JSON, each question's symbol encoded once and the last response
+    patched after an edit of one entry (see :mod:`.pieces`): editors ask for the outline after
+    every keystroke, and ten thousand symbols made as lsprotocol objects took half a second."""
+
+    def __init__(self) -> None:
+        self._pieces = PieceCache()
+
+    def encode(self, pos: Positions, analysis: Analysis) -> bytes:
+        model = analysis.model
+        assert isinstance(model, Qrels)
+        last = self._pieces.last(pos, analysis)
+        if last is not None:
+            patched = self._changes(pos, model, last)
+            if patched is not None:
+                changes, total = patched
+                return self._pieces.answer(pos, analysis, changes, last.at, total)
+        total = sum(len(q.judgments) for q in model.queries.values())
+        children = total <= MAX_OUTLINE_CHILDREN
+        at = {qid: i for i, qid in enumerate(model.queries)}
+        parts = [self._symbol(pos, q, children) for q in model.queries.values()]
+        return self._pieces.answer(pos, analysis, parts, at, total)
+
+    def _changes(
+        self, pos: Positions, model: Qrels, last: Last
+    ) -> tuple[dict[int, bytes], int] | None:
+        """The changed questions' symbols and the new count of documents; None when that count
+        crosses the limit for listing them (then every symbol changes)."""
+        before = last.analysis.model
+        assert isinstance(before, Qrels) and isinstance(last.extra, int)
+        edited = [model.queries[qid] for qid in last.changed if qid in model.queries]
+        total = last.extra + sum(
+            len(q.judgments) - len(before.queries[q.qid].judgments) for q in edited
+        )
+        children = total <= MAX_OUTLINE_CHILDREN
+        if children != (last.extra <= MAX_OUTLINE_CHILDREN):
+            return None
+        return {last.at[q.qid]: self._symbol(pos, q, children) for q in edited}, total
+
+    def _symbol(self, pos: Positions, q: Query, children: bool) -> bytes:
+        position, enc = pos.lines.position, pos.encoding
+
+        def where(span: Span) -> tuple[int, int, int, int]:
+            return (*position(span.start, enc), *position(span.end, enc))
+
+        docs = tuple((j.doc_id, j.grade, where(j.span)) for j in q.judgments) if children else None
+        key = (q.qid, _detail(q), where(q.block), where(q.span), docs)
+        return self._pieces.piece(
+            key, lambda: json.dumps(_symbol_json(*key), separators=(",", ":"))
+        )
+
+
+def _range_json(where: tuple[int, int, int, int]) -> dict[str, Any]:
+    l1, c1, l2, c2 = where
+    return {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}
+
+
+def _symbol_json(
+    name: str,
+    detail: str | None,
+    block: tuple[int, int, int, int],
+    span: tuple[int, int, int, int],
+    docs: tuple[tuple[str, int, tuple[int, int, int, int]], ...] | None,
+) -> dict[str, Any]:
+    """A DocumentSymbol as lsprotocol writes it (no null fields) for one question."""
+    out: dict[str, Any] = {"name": name}
+    if detail is not None:
+        out["detail"] = detail
+    out |= {
+        "kind": types.SymbolKind.Key.value,
+        "range": _range_json(block),
+        "selectionRange": _range_json(span),
+    }
+    if docs is not None:
+        out["children"] = [
+            {
+                "name": doc_id,
+                "detail": f"grade {grade}",
+                "kind": types.SymbolKind.File.value,
+                "range": _range_json(where),
+                "selectionRange": _range_json(where),
+            }
+            for doc_id, grade, where in docs
+        ]
+    return out
+
+
+def _detail(q: Query) -> str | None:
+    """A question's symbol detail: its text, cut to fit an outline line."""
+    text = (q.question or "").strip()
+    return (text[:80] + "…" if len(text) > 80 else text) or None
 
 
 def _flatten(
@@ -223,6 +317,8 @@ def workspace_symbols(ls: QrelsServer, project: Project, query: str) -> list[typ
 
 
 def register(server: QrelsServer) -> None:
+    outlines: dict[str, OutlineEncoder] = {}
+
     async def target_at(
         ls: QrelsServer, uri: str, position: types.Position
     ) -> tuple[Analysis, Target] | None:
@@ -262,10 +358,19 @@ def register(server: QrelsServer) -> None:
         analysis = await ls.session.analysis_if_ours(uri)
         if analysis is None:
             return None
-        symbols = outline(analysis.model, ls.session.positions(uri, analysis.text))
-        if ls.client_supports("text_document.document_symbol.hierarchical_document_symbol_support"):
-            return symbols
-        return _flatten(symbols, uri)
+        pos = ls.session.positions(uri, analysis.text)
+        hierarchical = ls.client_supports(
+            "text_document.document_symbol.hierarchical_document_symbol_support"
+        )
+        if hierarchical and isinstance(analysis.model, Qrels):
+            encoder = outlines.get(uri)
+            if encoder is None:
+                for gone in [u for u in outlines if u not in ls.workspace.text_documents]:
+                    del outlines[gone]
+                encoder = outlines[uri] = OutlineEncoder()
+            return RawJSON(encoder.encode(pos, analysis))  # type: ignore[return-value]
+        symbols = outline(analysis.model, pos)
+        return symbols if hierarchical else _flatten(symbols, uri)
 
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(

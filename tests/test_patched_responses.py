@@ -1,0 +1,158 @@
+"""Lenses and outlines patched after an edit of one entry equal ones encoded afresh.
+
+The encoders keep their last response's pieces and, when the analysis says it was made from the
+last one by an edit of one entry, make anew only the changed questions' (and the lens header).
+Random curating edits to the demo must give, every time, what a new encoder gives, and the
+outline what lsprotocol itself would write.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES
+from qrels_lsp.core.config import load_config
+from qrels_lsp.core.files import read_text
+from qrels_lsp.core.model import Qrels
+from qrels_lsp.core.project import Project
+from qrels_lsp.lsp.convert import Positions
+from qrels_lsp.lsp.lenses import LensEncoder
+from test_incremental_project import edits
+
+
+@pytest.mark.parametrize(("encoding", "run_edits"), [("utf-16", False), ("utf-8", True)])
+def test_patched_lenses_equal_fresh_ones(
+    tmp_path: Path, encoding: str, run_edits: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run_edits``: a run's file changes too, now and then, between two edits of the golden
+    set (a retriever re-run): other questions' numbers change along with the edited one's."""
+    root = tmp_path / "demo"
+    shutil.copytree(EXAMPLES, root)
+    golden = root / "support.qrels.yaml"
+    run = root / "runs" / "hybrid.trec"
+    current = {golden: golden.read_text(encoding="utf-8"), run: run.read_text(encoding="utf-8")}
+
+    def reader(path: Path) -> tuple[str | None, str | None]:
+        return (current[path], None) if path in current else read_text(path)
+
+    project = Project(load_config(root), reader, lens_metrics=True)
+    encoder = LensEncoder(str(golden))
+    patched = {"n": 0}
+    changes = LensEncoder._changes
+
+    def counted(self: LensEncoder, *args: object) -> object:
+        out = changes(self, *args)  # type: ignore[arg-type]
+        if self is encoder and out is not None:
+            patched["n"] += 1
+        return out
+
+    monkeypatch.setattr(LensEncoder, "_changes", counted)
+    rng = random.Random(7)
+    for _ in range(120):
+        before = current[golden]
+        current[golden] = edits(before, rng)
+        if run_edits and rng.random() < 0.3:  # one result of one question goes
+            lines = current[run].splitlines(keepends=True)
+            del lines[rng.randrange(len(lines))]
+            current[run] = "".join(lines)
+        analysis = project.analyse(golden)
+        assert analysis is not None
+        pos = Positions(analysis.text, encoding)  # type: ignore[arg-type]
+        assert encoder.encode(pos, analysis) == LensEncoder(str(golden)).encode(pos, analysis)
+        if not analysis.runs:  # the edit broke the file's top: undo it, as its author would
+            current[golden] = before
+    # Half the demo's edits add or remove a line, break the file or re-score everything (as a
+    # re-read run does); the others must have been patched, or this would not test the patching.
+    assert patched["n"] >= (10 if run_edits else 30), "edits in one entry and line are patched"
+
+
+def test_a_payload_patches_in_place_or_joins_again() -> None:
+    """Pieces of the same length are written over; a longer or shorter one joins the array
+    again, and later patches land where the pieces now are."""
+    from qrels_lsp.lsp.pieces import Payload
+
+    payload = Payload([b'{"a":1}', b'{"b":22}', b'{"c":3}'])
+    same = payload.patched({1: b'{"b":33}'})
+    assert same is payload and bytes(same.data) == b'[{"a":1},{"b":33},{"c":3}]'
+    longer = same.patched({0: b'{"a":100}', 2: b'{"c":4}'})
+    assert bytes(longer.data) == b'[{"a":100},{"b":33},{"c":4}]'
+    again = longer.patched({2: b'{"c":5}', 1: b'{"b":44}'})
+    assert bytes(again.data) == b'[{"a":100},{"b":44},{"c":5}]'
+    assert bytes(Payload([]).data) == b"[]"
+
+
+@pytest.mark.parametrize("limit", [5000, 12])
+def test_patched_outlines_equal_lsprotocols(
+    tmp_path: Path, limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``limit``: documents listed under questions; over it the outline lists questions only
+    (12 is crossed back and forth by the edits, which must then not be patched)."""
+    from pygls.protocol import default_converter
+    from qrels_lsp.lsp import navigation
+
+    monkeypatch.setattr(navigation, "MAX_OUTLINE_CHILDREN", limit)
+    root = tmp_path / "demo"
+    shutil.copytree(EXAMPLES, root)
+    golden = root / "support.qrels.yaml"
+    current = {"text": golden.read_text(encoding="utf-8")}
+
+    def reader(path: Path) -> tuple[str | None, str | None]:
+        return (current["text"], None) if path == golden else read_text(path)
+
+    project = Project(load_config(root), reader, lens_metrics=True)
+    encoder = navigation.OutlineEncoder()
+    converter = default_converter()
+    rng = random.Random(11)
+    for _ in range(120):
+        before = current["text"]
+        current["text"] = edits(before, rng)
+        analysis = project.analyse(golden)
+        assert analysis is not None and isinstance(analysis.model, Qrels)
+        pos = Positions(analysis.text, "utf-16")
+        ours = json.loads(encoder.encode(pos, analysis))
+        assert ours == converter.unstructure(navigation.outline(analysis.model, pos))
+        if not analysis.runs:
+            current["text"] = before
+
+
+def test_an_outline_crossing_the_document_limit_is_made_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A document added within a line (a flow list) changes no line, but may take the file over
+    the limit for listing documents: then every symbol changes, not just the edited one's."""
+    from pygls.protocol import default_converter
+    from qrels_lsp.lsp import navigation
+
+    root = tmp_path / "demo"
+    shutil.copytree(EXAMPLES, root)
+    golden = root / "support.qrels.yaml"
+    current = {"text": golden.read_text(encoding="utf-8")}
+
+    def reader(path: Path) -> tuple[str | None, str | None]:
+        return (current["text"], None) if path == golden else read_text(path)
+
+    project = Project(load_config(root), reader, lens_metrics=True)
+    first = project.analyse(golden)
+    assert first is not None and isinstance(first.model, Qrels)
+    total = sum(len(q.judgments) for q in first.model.queries.values())
+    monkeypatch.setattr(navigation, "MAX_OUTLINE_CHILDREN", total)
+    encoder = navigation.OutlineEncoder()
+    converter = default_converter()
+    listed = "relevant: [kb/local-admin-page.md]"
+    over = listed.replace("]", ", kb/factory-reset.md]")
+    for old, new, children in ((listed, over, False), (over, listed, True)):
+        shown = project.analyse(golden)
+        assert shown is not None
+        encoder.encode(Positions(shown.text, "utf-16"), shown)
+        current["text"] = current["text"].replace(old, new)
+        analysis = project.analyse(golden)
+        assert analysis is not None and isinstance(analysis.model, Qrels)
+        assert analysis.changed_since(shown) is not None  # one entry re-parsed: patch is tried
+        pos = Positions(analysis.text, "utf-16")
+        ours = json.loads(encoder.encode(pos, analysis))
+        assert ours == converter.unstructure(navigation.outline(analysis.model, pos))
+        assert ("children" in ours[0]) == children
