@@ -9,9 +9,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from qrels_lsp.core.config import Config
 from qrels_lsp.core.golden import parse_golden
-from qrels_lsp.core.locate import Target, citations, family, in_range, locate, query_span, rank_of
+from qrels_lsp.core.locate import (
+    Target,
+    citations,
+    family,
+    in_range,
+    locate,
+    queries_in,
+    query_span,
+    rank_of,
+)
 from qrels_lsp.core.model import Qrels, Run
 from qrels_lsp.core.project import Project
 from qrels_lsp.core.runyaml import parse_run_yaml
@@ -206,3 +217,17 @@ def test_family_of_an_unbound_run(tmp_path: Path) -> None:
     assert analysis is not None and analysis.context is None
     golden, runs = family(project, analysis)
     assert golden is None and [r.name for r in runs] == ["alone"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 6000), st.integers(0, 400), st.booleans())
+def test_queries_in_a_window_are_those_a_pass_finds(start: int, width: int, shifted: bool) -> None:
+    """The binary search over a golden set's entries finds what looking at every query finds,
+    at the edges too, and in entries moved by an edit (lazily shifted queries)."""
+    text = (EXAMPLES / "support.qrels.yaml").read_text(encoding="utf-8")
+    golden = parse_golden(text)
+    if shifted:  # as after an edit: every entry moved, spans worked out when read
+        golden.queries = {qid: q.shifted(7) for qid, q in golden.queries.items()}
+    window = Span(start, start + width)
+    expected = [q for q in golden.queries.values() if in_range(q.block, window)]
+    assert queries_in(golden, window) == expected

@@ -11,13 +11,14 @@ occurrence is found.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .model import Qrels, Run, rank_in_list
+from .model import Qrels, Query, Run, rank_in_list
 from .project import Analysis, Project, run_name
 from .text import Span
 
@@ -67,7 +68,7 @@ def locate(model: Qrels | Run, offset: int, text: str | None = None) -> Target |
 
 
 def _locate_qrels(qrels: Qrels, offset: int, text: str | None) -> Target | None:
-    for query in qrels.queries.values():
+    for query in queries_in(qrels, Span(offset, offset)):
         if query.span.contains(offset):
             return Target("query", query.span, qid=query.qid)
         if not query.block.contains(
@@ -163,6 +164,25 @@ def rank_of(run: Run | None, qid: str, doc_id: str) -> int | None:
 def in_range(span: Span, window: Span) -> bool:
     """Whether a span overlaps a requested window (hints are asked for per visible range)."""
     return span.end >= window.start and span.start <= window.end
+
+
+def queries_in(qrels: Qrels, window: Span) -> list[Query]:
+    """The queries whose entries overlap ``window`` (see :func:`in_range`).
+
+    A golden set's entries follow one another in the text, so they are found by binary search:
+    a hover or the hints of a screen read the places of a few queries, not of ten thousand (whose
+    spans are worked out on demand after an edit, see :meth:`Query.shifted`). A TREC qrels
+    query's lines need not be together, so there every query is looked at.
+    """
+    queries = list(qrels.queries.values())
+    if qrels.format != "golden":
+        return [q for q in queries if in_range(q.block, window)]
+    i = bisect.bisect_left(queries, window.start, key=lambda q: q.block.end)
+    out = []
+    while i < len(queries) and queries[i].block.start <= window.end:
+        out.append(queries[i])
+        i += 1
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..core.locate import in_range, rank_in
+from ..core.locate import in_range, queries_in, rank_in
 from ..core.model import Qrels, Run
 from ..core.present import judgment_label, rank_label
 from ..core.project import Analysis
@@ -39,12 +39,13 @@ def hint_items(analysis: Analysis, window: Span) -> list[tuple[int, str]]:
         return sorted(out)
     assert isinstance(model, Qrels)
     scored = [r for r in analysis.runs if r.error is None]
-    for qid, query in model.queries.items():
+    for query in queries_in(model, window):
         for j in query.judgments:
             if not in_range(j.span, window):
                 continue
             for r in scored:
-                out.append((j.span.end, rank_label(rank_in(r.rankings, qid, j.doc_id), r.name)))
+                label = rank_label(rank_in(r.rankings, query.qid, j.doc_id), r.name)
+                out.append((j.span.end, label))
     return out
 
 
