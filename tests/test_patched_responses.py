@@ -24,22 +24,30 @@ from qrels_lsp.lsp.lenses import LensEncoder
 from test_incremental_project import edits
 
 
+class Demo:
+    """The demo in a folder, the golden set (and any file named) read from memory as edited."""
+
+    def __init__(self, tmp_path: Path, *in_memory: str) -> None:
+        root = tmp_path / "demo"
+        shutil.copytree(EXAMPLES, root)
+        self.golden = root / "support.qrels.yaml"
+        paths = [self.golden, *(root / name for name in in_memory)]
+        self.texts = {p: p.read_text(encoding="utf-8") for p in paths}
+        self.project = Project(load_config(root), self.read, lens_metrics=True)
+
+    def read(self, path: Path) -> tuple[str | None, str | None]:
+        return (self.texts[path], None) if path in self.texts else read_text(path)
+
+
 @pytest.mark.parametrize(("encoding", "run_edits"), [("utf-16", False), ("utf-8", True)])
 def test_patched_lenses_equal_fresh_ones(
     tmp_path: Path, encoding: str, run_edits: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``run_edits``: a run's file changes too, now and then, between two edits of the golden
     set (a retriever re-run): other questions' numbers change along with the edited one's."""
-    root = tmp_path / "demo"
-    shutil.copytree(EXAMPLES, root)
-    golden = root / "support.qrels.yaml"
-    run = root / "runs" / "hybrid.trec"
-    current = {golden: golden.read_text(encoding="utf-8"), run: run.read_text(encoding="utf-8")}
-
-    def reader(path: Path) -> tuple[str | None, str | None]:
-        return (current[path], None) if path in current else read_text(path)
-
-    project = Project(load_config(root), reader, lens_metrics=True)
+    demo = Demo(tmp_path, "runs/hybrid.trec")
+    golden, run = demo.texts  # (its paths)
+    current, project = demo.texts, demo.project
     encoder = LensEncoder(str(golden))
     patched = {"n": 0}
     changes = LensEncoder._changes
@@ -89,34 +97,27 @@ def test_a_payload_patches_in_place_or_joins_again() -> None:
 def test_patched_outlines_equal_lsprotocols(
     tmp_path: Path, limit: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``limit``: documents listed under questions; over it the outline lists questions only
-    (12 is crossed back and forth by the edits, which must then not be patched)."""
+    """``limit``: documents listed under questions; the demo's 55 are over 12, and then the
+    outline lists the questions only."""
     from pygls.protocol import default_converter
     from qrels_lsp.lsp import navigation
 
     monkeypatch.setattr(navigation, "MAX_OUTLINE_CHILDREN", limit)
-    root = tmp_path / "demo"
-    shutil.copytree(EXAMPLES, root)
-    golden = root / "support.qrels.yaml"
-    current = {"text": golden.read_text(encoding="utf-8")}
-
-    def reader(path: Path) -> tuple[str | None, str | None]:
-        return (current["text"], None) if path == golden else read_text(path)
-
-    project = Project(load_config(root), reader, lens_metrics=True)
+    demo = Demo(tmp_path)
+    golden, project = demo.golden, demo.project
     encoder = navigation.OutlineEncoder()
     converter = default_converter()
     rng = random.Random(11)
     for _ in range(120):
-        before = current["text"]
-        current["text"] = edits(before, rng)
+        before = demo.texts[golden]
+        demo.texts[golden] = edits(before, rng)
         analysis = project.analyse(golden)
         assert analysis is not None and isinstance(analysis.model, Qrels)
         pos = Positions(analysis.text, "utf-16")
         ours = json.loads(encoder.encode(pos, analysis))
         assert ours == converter.unstructure(navigation.outline(analysis.model, pos))
         if not analysis.runs:
-            current["text"] = before
+            demo.texts[golden] = before
 
 
 def test_an_outline_crossing_the_document_limit_is_made_whole(
@@ -127,15 +128,8 @@ def test_an_outline_crossing_the_document_limit_is_made_whole(
     from pygls.protocol import default_converter
     from qrels_lsp.lsp import navigation
 
-    root = tmp_path / "demo"
-    shutil.copytree(EXAMPLES, root)
-    golden = root / "support.qrels.yaml"
-    current = {"text": golden.read_text(encoding="utf-8")}
-
-    def reader(path: Path) -> tuple[str | None, str | None]:
-        return (current["text"], None) if path == golden else read_text(path)
-
-    project = Project(load_config(root), reader, lens_metrics=True)
+    demo = Demo(tmp_path)
+    golden, project = demo.golden, demo.project
     first = project.analyse(golden)
     assert first is not None and isinstance(first.model, Qrels)
     total = sum(len(q.judgments) for q in first.model.queries.values())
@@ -148,7 +142,7 @@ def test_an_outline_crossing_the_document_limit_is_made_whole(
         shown = project.analyse(golden)
         assert shown is not None
         encoder.encode(Positions(shown.text, "utf-16"), shown)
-        current["text"] = current["text"].replace(old, new)
+        demo.texts[golden] = demo.texts[golden].replace(old, new)
         analysis = project.analyse(golden)
         assert analysis is not None and isinstance(analysis.model, Qrels)
         assert analysis.changed_since(shown) is not None  # one entry re-parsed: patch is tried

@@ -5,7 +5,8 @@ drives it:
 
 - **edit**: initialize, configure, didOpen the 10,000-question golden set, then N one-character
   incremental didChange edits inside questions (spread over the second half of the file), each
-  followed by waiting for the publishDiagnostics of that version and (ours) a codeLens request.
+  followed by waiting for the publishDiagnostics of that version, (ours) a codeLens request, and
+  the documentSymbol request an editor's outline makes (both servers).
   Edits are sequential with a short pause, so each is measured alone. yaml-language-server
   validates the same file against ``grammars/golden-set.schema.json`` (``yaml.schemas``, given
   through workspace/configuration and didChangeConfiguration); a planted schema error proves the
@@ -180,7 +181,7 @@ def _edit_loop(
     version = 1
     samples: list[dict[str, Any]] = []
     started = time.perf_counter()
-    lens_count = None
+    lens_count = symbol_count = None
     for i in range(warmup + edits):
         line = lines[(i * 131) % len(lines)]
         version += 1
@@ -207,17 +208,26 @@ def _edit_loop(
             t_lens, resp = client.response(rid, timeout=300)
             sample["lenses_s"] = t_lens - t0
             lens_count = len(resp.get("result") or [])
+        # The outline (and breadcrumbs) an editor asks for after a change: both servers answer it.
+        rid, t_ask = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+        t_outline, resp = client.response(rid, timeout=300)
+        sample["outline_s"] = t_outline - t_ask
+        symbol_count = _count_symbols(resp.get("result") or [])
         if i >= warmup:
             samples.append(sample)
         if time.perf_counter() - started > budget_s and len(samples) >= 10:
             break
         time.sleep(PAUSE_S)
     diag = [s["diagnostics_s"] for s in samples]
+    outline = [s["outline_s"] for s in samples]
     out: dict[str, Any] = {
         "edits": samples,
         "n_edits": len(samples),
         "diagnostics_p50_s": percentile(diag, 0.5),
         "diagnostics_p95_s": percentile(diag, 0.95),
+        "outline_p50_s": percentile(outline, 0.5),
+        "outline_p95_s": percentile(outline, 0.95),
+        "symbol_count": symbol_count,
     }
     if kind == "ours":
         lens = [s["lenses_s"] for s in samples]
@@ -227,6 +237,11 @@ def _edit_loop(
             "lens_count": lens_count,
         }
     return out
+
+
+def _count_symbols(symbols: list[dict[str, Any]]) -> int:
+    """Symbols in an outline, nested ones included (the servers nest differently)."""
+    return sum(1 + _count_symbols(s.get("children") or []) for s in symbols)
 
 
 def start_times(runs: int = 20) -> dict[str, Any]:

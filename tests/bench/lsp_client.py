@@ -35,6 +35,7 @@ def capabilities() -> dict[str, Any]:
                 "tagSupport": {"valueSet": [1, 2]},
             },
             "codeLens": {"dynamicRegistration": False},
+            "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
             "hover": {"contentFormat": ["markdown", "plaintext"]},
         },
         "workspace": {

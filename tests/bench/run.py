@@ -189,6 +189,18 @@ def lsp_rows(ours: dict[str, Any], yaml: dict[str, Any]) -> list[dict[str, Any]]
         )
     out.append(
         row(
+            "outline (documentSymbol) after an edit p95",
+            ours["outline_p95_s"],
+            yaml["outline_p95_s"],
+            "yaml-language-server",
+            "s",
+            "info",
+            None,
+            f"{ours['symbol_count']} / {yaml['symbol_count']} symbols, nested ones included",
+        )
+    )
+    out.append(
+        row(
             "open -> first diagnostics, same file",
             ours["open_median_s"],
             yaml["open_median_s"],
