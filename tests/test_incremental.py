@@ -136,3 +136,22 @@ def test_generated_golden_set_with_many_edits() -> None:
         hits += check(text, new)
         text = new
     assert hits == 100
+
+
+def test_a_query_shifted_twice_keeps_what_was_given_to_it() -> None:
+    """Shifting composes (no chain of views), and a question given to a shifted query (a topics
+    file's, attached after the edit) stays with it when the next edit shifts it again."""
+    query = next(iter(parse_golden(DEMO).queries.values()))
+    moved = query.shifted(3)
+    moved.question = "given after the first edit"
+    again = moved.shifted(-5)
+    assert again.question == "given after the first edit"
+    assert again.span.start == query.span.start - 2 and again.block.end == query.block.end - 2
+    assert [j.span.start for j in again.judgments] == [j.span.start - 2 for j in query.judgments]
+    back = again.shifted(2)
+    assert (back.span, back.block, back.judgments, back.question_span) == (
+        query.span,
+        query.block,
+        query.judgments,
+        query.question_span,
+    )

@@ -78,6 +78,30 @@ def test_patched_lenses_equal_fresh_ones(
     assert patched["n"] >= (10 if run_edits else 30), "edits in one entry and line are patched"
 
 
+def test_lenses_of_a_golden_set_without_runs_are_patched(tmp_path: Path) -> None:
+    """With no runs the questions have no lenses, only the header does: typing in a question
+    patches the header, rather than building the response whole on every keystroke."""
+    demo = Demo(tmp_path)
+    golden = demo.golden
+    for line in ("runs: [runs/*.run.yaml, runs/*.trec]\n", "corpus: corpus/\n"):  # no baseline
+        demo.texts[golden] = demo.texts[golden].replace(line, "")
+    encoder = LensEncoder(str(golden))
+    patched = 0
+    for _ in range(5):
+        typed = demo.texts[golden].replace("i type my password", "i type my password!")
+        demo.texts[golden] = typed
+        analysis = demo.project.analyse(golden)
+        assert analysis is not None and not analysis.runs
+        pos = Positions(analysis.text, "utf-16")
+        last = encoder._pieces.last(pos, analysis)
+        assert analysis.context is not None
+        patched += (
+            last is not None and encoder._changes(pos, analysis, analysis.context, last) is not None
+        )
+        assert encoder.encode(pos, analysis) == LensEncoder(str(golden)).encode(pos, analysis)
+    assert patched == 4  # all but the first
+
+
 def test_a_payload_patches_in_place_or_joins_again() -> None:
     """Pieces of the same length are written over; a longer or shorter one joins the array
     again, and later patches land where the pieces now are."""

@@ -734,3 +734,24 @@ def test_check_cache_sees_a_reloaded_corpus(tmp_path: Path) -> None:
         assert any(f.code == "QR106" for f in found) == unknown, doc_id
         del corpus, found
         gc.collect()
+
+
+@pytest.mark.parametrize("topic_first", [True, False])
+def test_a_question_from_a_topics_file_is_not_compared(topic_first: bool) -> None:
+    """A question a topics file gave has no place in the golden set to point at: it neither
+    makes nor gets a QR108, whichever comes first; two written questions still do."""
+    from qrels_lsp.core.checks import check_golden
+
+    text = (
+        "queries:\n  q2:\n    question: what is x\n    relevant: [a]\n"
+        "  q3:\n    question: What is X?\n    relevant: [b]\n  t1:\n    relevant: [c]\n"
+    )
+    qrels = parse_golden(text)
+    topic = qrels.queries["t1"]
+    topic.question = "What is X?"  # as a bound topics file gives it
+    if topic_first:
+        qrels.queries = {"t1": topic, **{q: v for q, v in qrels.queries.items() if q != "t1"}}
+    found = [f for f in check_golden(qrels, text, None) if f.code == "QR108"]
+    assert [(f.message.split("`")[1], f.related[0].span) for f in found] == [
+        ("q3", qrels.queries["q2"].question_span)
+    ]

@@ -270,16 +270,19 @@ def _duplicate_questions(queries: Iterable[Query]) -> Iterable[Finding]:
             continue
         if key in first:
             other = first[key]
+            # A question from a topics file has no place in this file: it is not compared.
+            if other.question_span is None:
+                if query.question_span is not None:
+                    first[key] = query
+                continue
             if query.question_span is None:
-                continue  # a question from a topics file: no place in this file to point at
+                continue
             yield finding(
                 "QR108",
                 query.question_span,
                 f"`{query.qid}` asks the same question as `{other.qid}`; the mean counts it "
                 "twice. Merge them or reword one as users really ask it.",
-                related=(
-                    Related(other.question_span or other.span, f"`{other.qid}` asks it here"),
-                ),
+                related=(Related(other.question_span, f"`{other.qid}` asks it here"),),
             )
         else:
             first[key] = query

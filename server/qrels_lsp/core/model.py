@@ -90,26 +90,28 @@ def _moved(span: Span | None, delta: int) -> Span | None:
 class _ShiftedQuery(Query):
     """A query read ``delta`` characters after where it was parsed (see :meth:`Query.shifted`).
 
-    Its id, question and flag are its origin's; its spans and judgments are the origin's moved,
-    worked out on first read and kept. Shifting it again shifts the origin, so a chain of edits
-    never builds a chain of objects.
+    Its id, question and flag are the shifted query's; its spans and judgments are the origin's
+    moved, worked out on first read and kept, and cannot be assigned (a golden set's queries are
+    never changed after parsing; ``dataclasses.replace`` does not apply). Shifting it again
+    shifts the origin, so a chain of edits never builds a chain of objects.
     """
 
     __slots__ = ("_delta", "_judgments", "_origin", "_spans")
     _origin: Query
     _delta: int
 
-    def __init__(self, origin: Query, delta: int) -> None:
-        if isinstance(origin, _ShiftedQuery):
-            delta += origin._delta
-            origin = origin._origin
+    def __init__(self, query: Query, delta: int) -> None:
+        self.qid = query.qid
+        self.question = query.question  # (a topic's question may have been given to ``query``)
+        self.unanswerable = query.unanswerable
+        origin = query
+        if isinstance(query, _ShiftedQuery):
+            delta += query._delta
+            origin = query._origin
         self._origin = origin
         self._delta = delta
         self._spans: tuple[Span, Span, Span | None, Span | None] | None = None
         self._judgments: list[Judgment] | None = None
-        self.qid = origin.qid
-        self.question = origin.question
-        self.unanswerable = origin.unanswerable
 
     def _moved_spans(self) -> tuple[Span, Span, Span | None, Span | None]:
         spans = self._spans  # one read: another thread may be filling it in too

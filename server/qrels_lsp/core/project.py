@@ -97,8 +97,9 @@ class Analysis:
 
     def changed_since(self, last: Analysis) -> frozenset[str] | None:
         """The queries whose entry or numbers may differ from ``last``'s, when this analysis was
-        made from it by an edit of one entry (then every other query, its numbers and its place
-        in lines are as they were); None when more may have changed.
+        made from it by an edit of one entry (every other query and its numbers are then as they
+        were, and so are their lines and columns if the file has as many lines: the caller checks
+        that); None when more may have changed.
 
         What an editor shows for ten thousand questions can then be updated for one."""
         if self.model is last.model:

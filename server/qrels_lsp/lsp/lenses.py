@@ -105,6 +105,8 @@ class LensEncoder:
         edited = [queries[qid] for qid in last.changed if qid in queries]  # others: run only
         for query, titles in query_lens_titles(ctx, edited, analysis.runs):
             i = last.at.get(query.qid)
+            if i is None and not titles:
+                continue  # no lens before, none now (a golden set with no runs yet)
             if i is None or not titles:
                 return None
             changes[i] = self._part(pos, query.span, tuple(titles), query.qid)
@@ -126,7 +128,8 @@ class LensEncoder:
 
 
 def register(server: QrelsServer) -> None:
-    encoders: dict[str, LensEncoder] = {}
+    encoders: dict[str, LensEncoder] = {}  # per open document: its last response, megabytes
+    server.session.on_close.append(lambda uri: encoders.pop(uri, None))
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     async def code_lens(ls: QrelsServer, params: types.CodeLensParams) -> list[types.CodeLens]:
@@ -138,8 +141,6 @@ def register(server: QrelsServer) -> None:
         path = str(analysis.path)
         encoder = encoders.get(uri)
         if encoder is None or encoder.path != path:
-            for gone in [u for u in encoders if u not in ls.workspace.text_documents]:
-                del encoders[gone]
             encoder = encoders[uri] = LensEncoder(path)
         return RawJSON(encoder.encode(pos, analysis))  # type: ignore[return-value]
 

@@ -317,7 +317,8 @@ def workspace_symbols(ls: QrelsServer, project: Project, query: str) -> list[typ
 
 
 def register(server: QrelsServer) -> None:
-    outlines: dict[str, OutlineEncoder] = {}
+    outlines: dict[str, OutlineEncoder] = {}  # per open document: its last outline
+    server.session.on_close.append(lambda uri: outlines.pop(uri, None))
 
     async def target_at(
         ls: QrelsServer, uri: str, position: types.Position
@@ -363,11 +364,7 @@ def register(server: QrelsServer) -> None:
             "text_document.document_symbol.hierarchical_document_symbol_support"
         )
         if hierarchical and isinstance(analysis.model, Qrels):
-            encoder = outlines.get(uri)
-            if encoder is None:
-                for gone in [u for u in outlines if u not in ls.workspace.text_documents]:
-                    del outlines[gone]
-                encoder = outlines[uri] = OutlineEncoder()
+            encoder = outlines.setdefault(uri, OutlineEncoder())
             return RawJSON(encoder.encode(pos, analysis))  # type: ignore[return-value]
         symbols = outline(analysis.model, pos)
         return symbols if hierarchical else _flatten(symbols, uri)

@@ -246,6 +246,8 @@ def _register_lifecycle(server: QrelsServer) -> None:
     def did_close(ls: QrelsServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.session.snapshots.pop(uri, None)
+        for hook in ls.session.on_close:
+            hook(uri)
         if uri in ls._published:
             ls._published.discard(uri)
             ls._push(uri, None, [])

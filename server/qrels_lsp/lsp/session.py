@@ -71,6 +71,8 @@ class Session:
         self.closed = False
         # Called on the event loop with each freshly analysed document (e.g. to warm caches).
         self.on_analysis: list[Callable[[str, Analysis], None]] = []
+        # Called on the event loop with each closed document (to drop what was kept for it).
+        self.on_close: list[Callable[[str], object]] = []
 
     # -- configuration --------------------------------------------------------------------
     def configure(self, root: Path | None, settings: dict[str, Any] | None = None) -> list[str]:
