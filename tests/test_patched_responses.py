@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -174,3 +175,42 @@ def test_an_outline_crossing_the_document_limit_is_made_whole(
         ours = json.loads(encoder.encode(pos, analysis))
         assert ours == converter.unstructure(navigation.outline(analysis.model, pos))
         assert ("children" in ours[0]) == children
+
+
+def line_edits(text: str, rng: random.Random) -> str:
+    """Lines added and removed inside entries (a note, a wrapped question), and typing."""
+    notes = [m.start() for m in re.finditer(r"    # checked\n", text)]
+    kind = rng.choice(["add", "add", "remove", "type"])
+    if kind == "remove" and notes:
+        at = rng.choice(notes)
+        return text[:at] + text[at + len("    # checked\n") :]
+    at = text.index("    question: ", rng.randrange(len(text) - 400))
+    if kind == "type":
+        at += len("    question: ") + 3
+        return text[:at] + "e" + text[at:]
+    return text[:at] + "    # checked\n" + text[at:]
+
+
+def test_pieces_below_an_edit_that_adds_lines_are_moved(tmp_path: Path) -> None:
+    """Enter in an entry moves every lens and symbol below it by whole lines: they are written
+    again at their new lines from their templates, and must read as if made afresh."""
+    from pygls.protocol import default_converter
+    from qrels_lsp.lsp import navigation
+
+    demo = Demo(tmp_path)
+    golden = demo.golden
+    lenses, outline = LensEncoder(str(golden)), navigation.OutlineEncoder()
+    converter = default_converter()
+    rng = random.Random(3)
+    moved = 0
+    for _ in range(80):
+        demo.texts[golden] = line_edits(demo.texts[golden], rng)
+        analysis = demo.project.analyse(golden)
+        assert analysis is not None and isinstance(analysis.model, Qrels)
+        pos = Positions(analysis.text, "utf-16")
+        last = lenses._pieces.last(pos, analysis)
+        moved += last is not None and last.lines != 0
+        assert lenses.encode(pos, analysis) == LensEncoder(str(golden)).encode(pos, analysis)
+        symbols = json.loads(outline.encode(pos, analysis))
+        assert symbols == converter.unstructure(navigation.outline(analysis.model, pos))
+    assert moved >= 30

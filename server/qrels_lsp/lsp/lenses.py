@@ -24,7 +24,7 @@ from ..core.present import (
 from ..core.project import Analysis, QrelsContext
 from ..core.text import Span
 from .convert import Positions, RawJSON
-from .pieces import Last, PieceCache
+from .pieces import LINE, Last, PieceCache, Placed
 
 if TYPE_CHECKING:
     from .server import QrelsServer
@@ -78,10 +78,10 @@ class LensEncoder:
             last = self._pieces.last(pos, analysis)
             before = last.analysis.context if last is not None else None
             if last is not None and before is not None and before.k == ctx.k:
-                changes = self._changes(pos, analysis, ctx, last)
-                if changes is not None:
-                    return self._pieces.answer(pos, analysis, changes, last.at)
-        parts: list[bytes] = []
+                patched = self._patched(pos, analysis, ctx, last)
+                if patched is not None:
+                    return patched
+        parts: list[Placed] = []
         at: dict[str, int] = {}
         for span, titles, qid in lens_groups(analysis):
             if not titles:
@@ -94,11 +94,22 @@ class LensEncoder:
             self._pieces.forget()  # a run's lenses are made whole each time
         return out
 
+    def _patched(
+        self, pos: Positions, analysis: Analysis, ctx: QrelsContext, last: Last
+    ) -> bytes | None:
+        """The last response with the header's and the changed questions' pieces made again,
+        and those below the edited question moved by the lines it added; None when a question
+        gained or lost its lenses (then the pieces are not the same ones)."""
+        changes = self._changes(pos, analysis, ctx, last)
+        edited = analysis.edit.qid if analysis.edit is not None else None
+        moved_after = last.at.get(edited) if edited is not None else None
+        if changes is None or (last.lines and moved_after is None):
+            return None
+        return self._pieces.patch(pos, analysis, last, changes, moved_after or 0)
+
     def _changes(
         self, pos: Positions, analysis: Analysis, ctx: QrelsContext, last: Last
-    ) -> dict[int, bytes] | None:
-        """The header's and the changed questions' pieces; None when a question gained or lost
-        its lenses (then the pieces are not the same ones)."""
+    ) -> dict[int, Placed] | None:
         assert isinstance(analysis.model, Qrels)
         queries = analysis.model.queries
         changes = {0: self._part(pos, Span(0, 0), tuple(header_titles(ctx, analysis.runs)), None)}
@@ -112,14 +123,16 @@ class LensEncoder:
             changes[i] = self._part(pos, query.span, tuple(titles), query.qid)
         return changes
 
-    def _part(self, pos: Positions, span: Span, titles: tuple[str, ...], qid: str | None) -> bytes:
+    def _part(self, pos: Positions, span: Span, titles: tuple[str, ...], qid: str | None) -> Placed:
         position, enc = pos.lines.position, pos.encoding
-        where = (*position(span.start, enc), *position(span.end, enc))
-        return self._pieces.piece((where, titles, qid), lambda: self._json(where, titles, qid))
+        (l1, c1), (l2, c2) = position(span.start, enc), position(span.end, enc)
+        where = (c1, l2 - l1, c2)  # lines relative to the lens's own
+        return self._pieces.piece((where, titles, qid), l1, lambda: self._json(where, titles, qid))
 
-    def _json(self, where: tuple[int, ...], titles: tuple[str, ...], qid: str | None) -> str:
-        l1, c1, l2, c2 = where
-        rng = {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}
+    def _json(self, where: tuple[int, int, int], titles: tuple[str, ...], qid: str | None) -> str:
+        c1, lines, c2 = where
+        start, end = {"line": LINE, "character": c1}, {"line": LINE + lines, "character": c2}
+        rng = {"start": start, "end": end}
         command: dict[str, Any] = {"command": EXPLAIN_COMMAND if qid is not None else ""}
         if qid is not None:
             command["arguments"] = [{"path": self.path, "qid": qid}]

@@ -20,7 +20,7 @@ from ..core.model import Qrels, Query, Run
 from ..core.project import Analysis, Project
 from ..core.text import LineIndex, Span
 from .convert import Positions, RawJSON, uri_of
-from .pieces import Last, PieceCache
+from .pieces import LINE, Last, PieceCache, Placed
 
 if TYPE_CHECKING:
     from .server import QrelsServer
@@ -182,9 +182,11 @@ class OutlineEncoder:
         last = self._pieces.last(pos, analysis)
         if last is not None:
             patched = self._changes(pos, model, last)
-            if patched is not None:
+            edited = analysis.edit.qid if analysis.edit is not None else None
+            if patched is not None and (edited is not None or not last.lines):
                 changes, total = patched
-                return self._pieces.answer(pos, analysis, changes, last.at, total)
+                moved_after = last.at[edited] if edited is not None else 0
+                return self._pieces.patch(pos, analysis, last, changes, moved_after, total)
         total = sum(len(q.judgments) for q in model.queries.values())
         children = total <= MAX_OUTLINE_CHILDREN
         at = {qid: i for i, qid in enumerate(model.queries)}
@@ -193,7 +195,7 @@ class OutlineEncoder:
 
     def _changes(
         self, pos: Positions, model: Qrels, last: Last
-    ) -> tuple[dict[int, bytes], int] | None:
+    ) -> tuple[dict[int, Placed], int] | None:
         """The changed questions' symbols and the new count of documents; None when that count
         crosses the limit for listing them (then every symbol changes)."""
         before = last.analysis.model
@@ -207,22 +209,25 @@ class OutlineEncoder:
             return None
         return {last.at[q.qid]: self._symbol(pos, q, children) for q in edited}, total
 
-    def _symbol(self, pos: Positions, q: Query, children: bool) -> bytes:
+    def _symbol(self, pos: Positions, q: Query, children: bool) -> Placed:
         position, enc = pos.lines.position, pos.encoding
+        first = position(q.block.start, enc)[0]
 
-        def where(span: Span) -> tuple[int, int, int, int]:
-            return (*position(span.start, enc), *position(span.end, enc))
+        def where(span: Span) -> tuple[int, int, int, int]:  # lines relative to the entry's
+            (l1, c1), (l2, c2) = position(span.start, enc), position(span.end, enc)
+            return (l1 - first, c1, l2 - first, c2)
 
         docs = tuple((j.doc_id, j.grade, where(j.span)) for j in q.judgments) if children else None
         key = (q.qid, _detail(q), where(q.block), where(q.span), docs)
         return self._pieces.piece(
-            key, lambda: json.dumps(_symbol_json(*key), separators=(",", ":"))
+            key, first, lambda: json.dumps(_symbol_json(*key), separators=(",", ":"))
         )
 
 
 def _range_json(where: tuple[int, int, int, int]) -> dict[str, Any]:
     l1, c1, l2, c2 = where
-    return {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}
+    start = {"line": LINE + l1, "character": c1}
+    return {"start": start, "end": {"line": LINE + l2, "character": c2}}
 
 
 def _symbol_json(

@@ -6,13 +6,16 @@ Building them as lsprotocol objects and encoding them cost far more than the ana
 blocked the editor's next keystroke while it ran. But a keystroke changes one question, and
 typing within a line moves nothing else. So a response is kept as bytes with each question's
 piece in place, each piece is encoded once for what it shows, and when the analysis says it was
-made from the last one answered by an edit of one entry (:meth:`Analysis.changed_since`) and no
-line came or went, only the changed questions' pieces are made again.
+made from the last one answered by an edit of one entry (:meth:`Analysis.changed_since`), only
+the changed questions' pieces are made again. A piece's lines are kept relative to its first
+line (:class:`Template`): when the edit added or removed lines, the pieces below it are written
+again at their new lines from the same templates, with no encoding of JSON.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
@@ -48,6 +51,35 @@ class Payload:
         return self
 
 
+LINE = 10**12
+"""A line in a piece's JSON is written ``LINE + (line - the piece's first line)``: see
+:class:`Template`."""
+
+_MARKED = re.compile(rb'"line":1(\d{12})')
+
+
+class Template:
+    """A piece's JSON with its lines relative to its first line, written out at any first line.
+
+    Made once per piece from JSON whose lines were written ``LINE + offset`` (a JSON string
+    cannot hold an unescaped ``"line":``, so only the real fields match); written out with one
+    C-level ``%`` per piece.
+    """
+
+    __slots__ = ("_format", "_offsets")
+
+    def __init__(self, marked: bytes) -> None:
+        self._offsets = tuple(int(m.group(1)) for m in _MARKED.finditer(marked))
+        self._format = _MARKED.sub(b'"line":%d', marked.replace(b"%", b"%%"))
+
+    def at(self, first: int) -> bytes:
+        return self._format % tuple(first + offset for offset in self._offsets)
+
+
+Placed = tuple[Template, int]
+"""A piece: its template and the line it starts on."""
+
+
 @dataclass(frozen=True, slots=True)
 class Last:
     """The last response, for patching: what changed since, and where each question's piece is."""
@@ -56,6 +88,7 @@ class Last:
     changed: frozenset[str]  # the questions whose pieces may differ
     at: dict[str, int]  # query id -> its piece
     extra: object  # what the feature kept about the whole response
+    lines: int  # lines the edit added (negative: removed); the pieces after its entry move
 
 
 @dataclass(slots=True)
@@ -63,6 +96,7 @@ class _Shown:
     analysis: Analysis
     encoding: str
     line_count: int
+    placed: list[Placed]
     payload: Payload
     at: dict[str, int]
     extra: object
@@ -72,48 +106,81 @@ class PieceCache:
     """One document's last response of one kind, and its pieces by what they show."""
 
     def __init__(self) -> None:
-        self._pieces: dict[Hashable, bytes] = {}
+        self._templates: dict[Hashable, Template] = {}
         self._shown: _Shown | None = None
 
-    def piece(self, key: Hashable, make: Callable[[], str]) -> bytes:
-        """``make()`` (JSON text) as ASCII bytes, made once per ``key``."""
-        text = self._pieces.get(key)
-        if text is None:
-            text = self._pieces[key] = make().encode("ascii")
-        return text
+    def piece(self, key: Hashable, first: int, make: Callable[[], str]) -> Placed:
+        """The piece starting on line ``first`` whose JSON ``make()`` writes with lines marked
+        (see :data:`LINE`); ``key`` names what it shows, lines relative to ``first``."""
+        template = self._templates.get(key)
+        if template is None:
+            template = self._templates[key] = Template(make().encode("ascii"))
+        return template, first
 
     def last(self, pos: Positions, analysis: Analysis) -> Last | None:
         """The last response, when ``analysis`` was made from the one it answered by an edit of
-        one entry and no line came or went (every other piece is then as it was)."""
+        one entry (every other piece is then as it was, or moved by whole lines)."""
         shown = self._shown
-        if shown is None or (pos.encoding, pos.lines.line_count) != (
-            shown.encoding,
-            shown.line_count,
-        ):
+        if shown is None or pos.encoding != shown.encoding:
             return None
         changed = analysis.changed_since(shown.analysis)
         if changed is None:
             return None
-        return Last(shown.analysis, changed, shown.at, shown.extra)
+        lines = pos.lines.line_count - shown.line_count
+        return Last(shown.analysis, changed, shown.at, shown.extra, lines)
 
     def answer(
         self,
         pos: Positions,
         analysis: Analysis,
-        parts: list[bytes] | dict[int, bytes],
+        placed: list[Placed],
         at: dict[str, int],
         extra: object = None,
     ) -> bytes:
-        """The response (a copy: the cache keeps patching its own), from every piece (a list) or
-        from the last response's with some replaced (index -> piece), kept for the next one."""
-        if isinstance(parts, dict):
-            assert self._shown is not None, "a patch needs a last response"
-            payload = self._shown.payload.patched(parts)
-        else:
-            payload = Payload(parts)
-        if len(self._pieces) > 4 * len(payload.parts) + 1024:
-            self._pieces.clear()  # what rewrites and keystrokes left behind
-        self._shown = _Shown(analysis, pos.encoding, pos.lines.line_count, payload, at, extra)
+        """The response from every piece, kept for the next one (the response is a copy: the
+        cache goes on patching its own)."""
+        payload = Payload([template.at(first) for template, first in placed])
+        return self._keep(pos, analysis, placed, payload, at, extra)
+
+    def patch(
+        self,
+        pos: Positions,
+        analysis: Analysis,
+        last: Last,
+        changes: dict[int, Placed],
+        moved_after: int,
+        extra: object = None,
+    ) -> bytes:
+        """The last response with pieces replaced (index -> piece) and, when the edit added or
+        removed lines, the pieces after ``moved_after`` (the edited entry's) moved by them."""
+        shown = self._shown
+        assert shown is not None and shown.analysis is last.analysis, "a patch of the last one"
+        placed = list(shown.placed)
+        for i, piece in changes.items():
+            placed[i] = piece
+        rendered = {i: template.at(first) for i, (template, first) in changes.items()}
+        if last.lines:
+            for i in range(moved_after + 1, len(placed)):
+                if i not in changes:
+                    template, first = placed[i]
+                    placed[i] = (template, first + last.lines)
+                    rendered[i] = template.at(first + last.lines)
+        payload = shown.payload.patched(rendered)
+        return self._keep(pos, analysis, placed, payload, shown.at, extra)
+
+    def _keep(
+        self,
+        pos: Positions,
+        analysis: Analysis,
+        placed: list[Placed],
+        payload: Payload,
+        at: dict[str, int],
+        extra: object,
+    ) -> bytes:
+        if len(self._templates) > 4 * len(placed) + 1024:
+            self._templates.clear()  # what rewrites and keystrokes left behind
+        line_count = pos.lines.line_count
+        self._shown = _Shown(analysis, pos.encoding, line_count, placed, payload, at, extra)
         return bytes(payload.data)
 
     def forget(self) -> None:
