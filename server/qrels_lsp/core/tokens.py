@@ -110,17 +110,15 @@ def content_ngrams(text: str) -> list[tuple[str, ...]]:
     return [tuple(words[i : i + COPY_NGRAM]) for i in range(len(words) - COPY_NGRAM + 1)]
 
 
-def copy_overlap(question: str, document_text: str, at_least: float = 0.0) -> float:
+def copy_overlap(question: str, document_text: str) -> float:
     """How much a question copies its document's wording, from 0.0 to 1.0.
 
     The fraction of the question's content-word bigrams (tokens as :func:`tokenize` cuts them,
     stopwords removed from both texts first, so "reset *the* password" still matches "reset
     password") that occur verbatim in the document. A question with fewer than
     :data:`MIN_COPY_NGRAMS` bigrams scores 0.0: sharing two or three words is no evidence.
-
-    Below ``at_least`` the value may be an upper bound instead (see :func:`ngram_overlap`).
     """
-    return ngram_overlap(content_ngrams(question), document_text, at_least)
+    return ngram_overlap(content_ngrams(question), document_text)
 
 
 def ngram_overlap(

@@ -78,7 +78,10 @@ class LensEncoder:
             last = self._pieces.last(pos, analysis)
             before = last.analysis.context if last is not None else None
             if last is not None and before is not None and before.k == ctx.k:
-                patched = self._patched(pos, analysis, ctx, last)
+                changes = self._changes(pos, analysis, ctx, last)
+                patched = (
+                    None if changes is None else self._pieces.patch(pos, analysis, last, changes)
+                )
                 if patched is not None:
                     return patched
         parts: list[Placed] = []
@@ -94,22 +97,11 @@ class LensEncoder:
             self._pieces.forget()  # a run's lenses are made whole each time
         return out
 
-    def _patched(
-        self, pos: Positions, analysis: Analysis, ctx: QrelsContext, last: Last
-    ) -> bytes | None:
-        """The last response with the header's and the changed questions' pieces made again,
-        and those below the edited question moved by the lines it added; None when a question
-        gained or lost its lenses (then the pieces are not the same ones)."""
-        changes = self._changes(pos, analysis, ctx, last)
-        edited = analysis.edit.qid if analysis.edit is not None else None
-        moved_after = last.at.get(edited) if edited is not None else None
-        if changes is None or (last.lines and moved_after is None):
-            return None
-        return self._pieces.patch(pos, analysis, last, changes, moved_after or 0)
-
     def _changes(
         self, pos: Positions, analysis: Analysis, ctx: QrelsContext, last: Last
     ) -> dict[int, Placed] | None:
+        """The header's and the changed questions' pieces; None when a question gained or lost
+        its lenses (then the pieces are not the same ones)."""
         assert isinstance(analysis.model, Qrels)
         queries = analysis.model.queries
         changes = {0: self._part(pos, Span(0, 0), tuple(header_titles(ctx, analysis.runs)), None)}

@@ -180,13 +180,11 @@ class OutlineEncoder:
         model = analysis.model
         assert isinstance(model, Qrels)
         last = self._pieces.last(pos, analysis)
-        if last is not None:
-            patched = self._changes(pos, model, last)
-            edited = analysis.edit.qid if analysis.edit is not None else None
-            if patched is not None and (edited is not None or not last.lines):
-                changes, total = patched
-                moved_after = last.at[edited] if edited is not None else 0
-                return self._pieces.patch(pos, analysis, last, changes, moved_after, total)
+        changed = self._changes(pos, model, last) if last is not None else None
+        if last is not None and changed is not None:
+            patched = self._pieces.patch(pos, analysis, last, *changed)
+            if patched is not None:
+                return patched
         total = sum(len(q.judgments) for q in model.queries.values())
         children = total <= MAX_OUTLINE_CHILDREN
         at = {qid: i for i, qid in enumerate(model.queries)}

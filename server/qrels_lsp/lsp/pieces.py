@@ -148,11 +148,11 @@ class PieceCache:
         analysis: Analysis,
         last: Last,
         changes: dict[int, Placed],
-        moved_after: int,
         extra: object = None,
-    ) -> bytes:
+    ) -> bytes | None:
         """The last response with pieces replaced (index -> piece) and, when the edit added or
-        removed lines, the pieces after ``moved_after`` (the edited entry's) moved by them."""
+        removed lines, the pieces after the edited entry's moved by them; None when lines moved
+        and the edited entry has no piece to tell which pieces are after it."""
         shown = self._shown
         assert shown is not None and shown.analysis is last.analysis, "a patch of the last one"
         placed = list(shown.placed)
@@ -160,7 +160,10 @@ class PieceCache:
             placed[i] = piece
         rendered = {i: template.at(first) for i, (template, first) in changes.items()}
         if last.lines:
-            for i in range(moved_after + 1, len(placed)):
+            edited = last.at.get(analysis.edit.qid) if analysis.edit is not None else None
+            if edited is None:
+                return None
+            for i in range(edited + 1, len(placed)):
                 if i not in changes:
                     template, first = placed[i]
                     placed[i] = (template, first + last.lines)
