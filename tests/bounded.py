@@ -1,0 +1,115 @@
+"""Run a real process on hostile input and hold it to a bound of time and memory.
+
+The robustness contract (README, Robustness) is that no input, however hostile, costs more than
+a few seconds or a gigabyte. These are not speed measurements (those live in tests/bench/): the
+bounds are an order of magnitude above what a fixed build needs, and a broken one (catastrophic
+regex backtracking, an expansion bomb, an unbounded walk) overshoots them by minutes or gigabytes.
+
+Peak memory is the child's own (``os.wait4``), not the maximum over every child the test process
+ever started, so one test's hungry child cannot fail another.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+SECONDS = 5.0
+GIGABYTE = 1 << 30
+CLI = [sys.executable, "-m", "qrels_lsp.cli"]
+
+
+@dataclass(frozen=True, slots=True)
+class Bounded:
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    peak_bytes: int
+
+
+def run_bounded(
+    args: Sequence[str | os.PathLike[str]],
+    *,
+    seconds: float = SECONDS,
+    peak_bytes: int = GIGABYTE,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+) -> Bounded:
+    """Run ``args`` to completion; fail the test when it runs past ``seconds`` (it is killed at
+    three times that, so a hang fails fast) or its peak RSS passes ``peak_bytes``."""
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [str(a) for a in args],
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+    )
+    out: dict[str, bytes] = {}
+
+    def drain(name: str, stream: object) -> None:
+        out[name] = stream.read()  # type: ignore[attr-defined]
+
+    readers = [
+        threading.Thread(target=drain, args=("stdout", proc.stdout), daemon=True),
+        threading.Thread(target=drain, args=("stderr", proc.stderr), daemon=True),
+    ]
+    for t in readers:
+        t.start()
+    if stdin is not None:
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(stdin.encode())
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
+    killed = False
+    deadline = start + 3 * seconds
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            os.killpg(proc.pid, signal.SIGKILL)
+            killed = True
+            pid, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.01)
+    elapsed = time.monotonic() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    for t in readers:
+        t.join(timeout=5)
+    result = Bounded(
+        proc.returncode,
+        out.get("stdout", b"").decode("utf-8", "replace"),
+        out.get("stderr", b"").decode("utf-8", "replace"),
+        elapsed,
+        usage.ru_maxrss * 1024,  # kilobytes on Linux
+    )
+    what = " ".join(str(a) for a in args)[:200]
+    assert not killed, f"{what}: still running after {3 * seconds:.0f} s (killed)"
+    assert elapsed <= seconds, f"{what}: took {elapsed:.1f} s, more than {seconds:.0f} s"
+    assert result.peak_bytes <= peak_bytes, (
+        f"{what}: peak memory {result.peak_bytes / 2**20:.0f} MiB, "
+        f"more than {peak_bytes / 2**20:.0f} MiB"
+    )
+    return result
+
+
+def peak_rss(pid: int) -> int:
+    """A live process's peak resident set (VmHWM), in bytes: for a server under test."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmHWM for process {pid}")
