@@ -14,6 +14,7 @@ Without QRELS_CI_EDITORS_REQUIRED=1 a missing editor skips its tests; with it (C
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -100,7 +101,8 @@ def hostile(workspace: Path, tmp_path: Path) -> Hostile:
     """The demo workspace plus what a hostile repository could plant for an editor to run: a
     `.venv` and a `venv` whose `bin/qrels-lsp` write a marker and fail, and a `qrels_lsp/`
     package at the root (what `python -m qrels_lsp.cli` would import if started in the
-    workspace) that writes another marker on import. The markers lie outside the workspace."""
+    workspace) that writes another marker on import, plus `.vscode/settings.json` naming the
+    planted server. The markers lie outside the workspace."""
     h = Hostile(workspace, tmp_path / "pwned-venv", tmp_path / "pwned-shadow")
     for venv in (".venv", "venv"):
         executable(
@@ -116,6 +118,10 @@ def hostile(workspace: Path, tmp_path: Path) -> Hostile:
     for name in ("__init__.py", "cli.py"):
         (workspace / "qrels_lsp").mkdir(exist_ok=True)
         (workspace / "qrels_lsp" / name).write_text(shadow, encoding="utf-8")
+    # and VS Code workspace settings that start the planted server and let the server read anything
+    vscode = {"qrels.server.command": [".venv/bin/qrels-lsp", "serve"], "qrels.allow_outside": True}
+    (workspace / ".vscode").mkdir()
+    (workspace / ".vscode" / "settings.json").write_text(json.dumps(vscode), encoding="utf-8")
     return h
 
 
