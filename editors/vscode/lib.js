@@ -99,7 +99,8 @@ function pathsTo(file) {
 
 function isWithin(file, folder) {
   const rel = path.relative(folder, file);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  // `..x` is a name inside the folder; `..` and `../x` are outside it
+  return !path.isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${path.sep}`);
 }
 
 /** The workspace folder that `file` lies in, or reaches through a symlink; null when none. */

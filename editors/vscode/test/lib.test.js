@@ -114,6 +114,10 @@ test('resolveServer, untrusted: a user setting or PATH entry inside the workspac
   // an activated workspace venv on PATH (`code .` from its shell)
   const onPathInWs = resolveServer({ ...base, envPath: [path.join(ws, '.venv', 'bin'), pathDir].join(path.delimiter) });
   assert.equal(onPathInWs.untrusted, true);
+  // a file whose name starts with two dots is still inside
+  const dotted = fakeExe(ws, '..qrels-lsp');
+  assert.equal(resolveServer({ ...base, user: { command: [dotted, 'serve'] } }).untrusted, true);
+  assert.equal(workspaceFolderOf(path.join(path.dirname(ws), 'elsewhere'), [ws]), null);
   // trusted, the same settings are honoured
   assert.equal(resolveServer({ ...base, trusted: true, user: { command: [venv, 'serve'] } }).command, venv);
 });
