@@ -1,18 +1,43 @@
 // VS Code client for qrels-lsp: starts `qrels-lsp serve` over stdio for golden sets, runs and TREC files.
 'use strict';
 
+const fs = require('fs');
 const vscode = require('vscode');
 const { LanguageClient, TransportKind } = require('vscode-languageclient/node');
-const { serverSettings, resolveServer, documentPatterns } = require('./lib');
+const { serverSettings, resolveServer, pythonVersion, pythonArgs, cwdOutside, documentPatterns } = require('./lib');
 
 const SECTION = 'qrels';
 let client = null;
 let starting = null;
 let output = null;
 let warned = false;
+let storage = null; // the extension's global storage folder: the server's working directory
 
 function config() {
   return vscode.workspace.getConfiguration(SECTION);
+}
+
+/** `allow_outside` from the user's settings only: a workspace must not widen what the server reads. */
+function userAllowOutside() {
+  const inspected = config().inspect('allow_outside');
+  return inspected ? inspected.globalValue : undefined;
+}
+
+/** The server's section with `allow_outside` replaced by the user's own value. */
+function settingsFor(section) {
+  return serverSettings(section, userAllowOutside());
+}
+
+/** qrels.server.command / pythonPath as the user set them, and as the workspace (or its folder) did. */
+function serverSources(folders) {
+  const scoped = vscode.workspace.getConfiguration(SECTION, folders.length > 0 ? folders[0].uri : undefined);
+  const command = scoped.inspect('server.command') || {};
+  const pythonPath = scoped.inspect('server.pythonPath') || {};
+  const workspaceValue = (i) => (i.workspaceFolderValue !== undefined ? i.workspaceFolderValue : i.workspaceValue);
+  return {
+    user: { command: command.globalValue, pythonPath: pythonPath.globalValue },
+    workspace: { command: workspaceValue(command), pythonPath: workspaceValue(pythonPath) },
+  };
 }
 
 /** Golden set and run YAML stay language `yaml` (keeping YAML highlighting): select them by pattern. */
@@ -31,6 +56,12 @@ function isOurs(doc) {
 }
 
 async function reportMissing(resolved) {
+  if (resolved.untrusted) {
+    const trust = 'Manage Workspace Trust';
+    const choice = await vscode.window.showErrorMessage(resolved.error, trust);
+    if (choice === trust) await vscode.commands.executeCommand('workbench.trust.manage');
+    return;
+  }
   const copy = 'Copy install command';
   const settings = 'Open settings';
   const choice = await vscode.window.showErrorMessage(
@@ -45,12 +76,14 @@ async function reportMissing(resolved) {
 
 async function start() {
   if (client || starting) return starting;
-  const folders = (vscode.workspace.workspaceFolders || []).map((f) => f.uri.fsPath);
-  const resolved = resolveServer({
-    command: config().get('server.command'),
-    pythonPath: config().get('server.pythonPath'),
-    folders,
-  });
+  const workspaceFolders = vscode.workspace.workspaceFolders || [];
+  const folders = workspaceFolders.map((f) => f.uri.fsPath);
+  const trusted = vscode.workspace.isTrusted;
+  const sources = serverSources(workspaceFolders);
+  if (!trusted && (sources.workspace.command || sources.workspace.pythonPath)) {
+    output.appendLine('The workspace sets qrels.server.*: ignored until the workspace is trusted.');
+  }
+  const resolved = resolveServer({ ...sources, trusted, folders });
   if (resolved.error) {
     output.appendLine(resolved.error);
     if (!warned) {
@@ -59,23 +92,30 @@ async function start() {
     }
     return null;
   }
-  output.appendLine(`starting ${resolved.command} ${resolved.args.join(' ')} (from ${resolved.how})`);
+  // The server takes its root from the initialize request; its working directory is kept out
+  // of the workspace so that `python -m` (which puts the working directory first on sys.path)
+  // cannot import a `qrels_lsp/` the repository holds. PYTHONSAFEPATH (3.11+) does the same for
+  // any Python the command starts.
+  fs.mkdirSync(storage, { recursive: true });
+  const cwd = cwdOutside([storage], folders) || storage;
+  const args = resolved.python ? pythonArgs(resolved.args, pythonVersion(resolved.python, cwd)) : resolved.args;
+  output.appendLine(`starting ${resolved.command} ${args.join(' ')} (from ${resolved.how}, in ${cwd})`);
   const serverOptions = {
     command: resolved.command,
-    args: resolved.args,
+    args,
     transport: TransportKind.stdio, // vscode-languageclient appends --stdio; `serve` accepts it
-    options: { cwd: folders[0] },
+    options: { cwd, env: { PYTHONSAFEPATH: '1' } }, // merged into process.env by the client
   };
   const clientOptions = {
     documentSelector: documentSelector(),
     outputChannel: output,
-    initializationOptions: { [SECTION]: serverSettings(config()) },
+    initializationOptions: { [SECTION]: settingsFor(config()) },
     middleware: {
       workspace: {
         // The server asks for section "qrels": answer with its own keys, unset ones left out.
         configuration: async (params, token, next) => {
           const result = await next(params, token);
-          return params.items.map((item, i) => (item.section === SECTION ? serverSettings(result[i]) : result[i]));
+          return params.items.map((item, i) => (item.section === SECTION ? settingsFor(result[i]) : result[i]));
         },
       },
     },
@@ -119,7 +159,10 @@ function startIfNeeded() {
 
 async function activate(context) {
   output = vscode.window.createOutputChannel('qrels-lsp');
+  storage = context.globalStorageUri.fsPath;
   context.subscriptions.push(
+    // Trust granted: the workspace's settings and .venv may now be used (user settings still first).
+    vscode.workspace.onDidGrantWorkspaceTrust(() => restart()),
     output,
     vscode.commands.registerCommand('qrels.restartServer', restart),
     vscode.commands.registerCommand('qrels.showOutput', () => output.show(true)),
@@ -133,7 +176,7 @@ async function activate(context) {
         await restart(); // the document selector changes
       } else if (e.affectsConfiguration(SECTION) && client) {
         client.sendNotification('workspace/didChangeConfiguration', {
-          settings: { [SECTION]: serverSettings(config()) },
+          settings: { [SECTION]: settingsFor(config()) },
         });
       }
     }),

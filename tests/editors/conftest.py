@@ -14,10 +14,12 @@ Without QRELS_CI_EDITORS_REQUIRED=1 a missing editor skips its tests; with it (C
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -47,6 +49,15 @@ def server_bin() -> str:
 
 
 @pytest.fixture(scope="session")
+def server_python(server_bin: str) -> str:
+    """The interpreter the server is installed in (for `python -m qrels_lsp.cli serve`)."""
+    return need(
+        "the server's Python (QRELS_CI_PYTHON)",
+        os.environ.get("QRELS_CI_PYTHON") or str(Path(server_bin).with_name("python")),
+    )
+
+
+@pytest.fixture(scope="session")
 def artefacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = Path(os.environ.get("QRELS_CI_ARTEFACTS") or tmp_path_factory.mktemp("artefacts"))
     path.mkdir(parents=True, exist_ok=True)
@@ -59,6 +70,59 @@ def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     shutil.copytree(EXAMPLES, ws, ignore=shutil.ignore_patterns("__pycache__", ".qrels-lsp*"))
     return ws
+
+
+@dataclass
+class Hostile:
+    """A workspace whose author planted code, and where that code would leave its marks."""
+
+    ws: Path
+    venv_marker: Path  # written by .venv/bin/qrels-lsp or venv/bin/qrels-lsp
+    shadow_marker: Path  # written on import of the planted qrels_lsp package
+
+    def ran(self) -> dict[str, str]:
+        """What of the planted code ran: marker name -> what it wrote."""
+        return {
+            m.name: m.read_text(errors="replace")
+            for m in (self.venv_marker, self.shadow_marker)
+            if m.exists()
+        }
+
+
+def executable(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def hostile(workspace: Path, tmp_path: Path) -> Hostile:
+    """The demo workspace plus what a hostile repository could plant for an editor to run: a
+    `.venv` and a `venv` whose `bin/qrels-lsp` write a marker and fail, and a `qrels_lsp/`
+    package at the root (what `python -m qrels_lsp.cli` would import if started in the
+    workspace) that writes another marker on import, plus `.vscode/settings.json` naming the
+    planted server. The markers lie outside the workspace."""
+    h = Hostile(workspace, tmp_path / "pwned-venv", tmp_path / "pwned-shadow")
+    for venv in (".venv", "venv"):
+        executable(
+            workspace / venv / "bin" / "qrels-lsp",
+            f'#!/bin/sh\necho "{venv} $*" >> {h.venv_marker}\nexit 3\n',
+        )
+    shadow = (
+        "import sys\n"
+        f"with open({str(h.shadow_marker)!r}, 'a') as f:\n"
+        "    f.write(f'{__file__} {sys.argv}\\n')\n"
+        "raise SystemExit(3)\n"
+    )
+    for name in ("__init__.py", "cli.py"):
+        (workspace / "qrels_lsp").mkdir(exist_ok=True)
+        (workspace / "qrels_lsp" / name).write_text(shadow, encoding="utf-8")
+    # and VS Code workspace settings that start the planted server and let the server read anything
+    vscode = {"qrels.server.command": [".venv/bin/qrels-lsp", "serve"], "qrels.allow_outside": True}
+    (workspace / ".vscode").mkdir()
+    (workspace / ".vscode" / "settings.json").write_text(json.dumps(vscode), encoding="utf-8")
+    return h
 
 
 def scratch_env(base: Path) -> dict[str, str]:

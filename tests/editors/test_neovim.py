@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from .conftest import ROOT, need, run, scratch_env
+from .conftest import ROOT, Hostile, executable, need, run, scratch_env
 from .expect import golden_lenses, planted, run_judgments, run_lenses, score_json
 from .screens import CHROMIUM, ansi_to_html, html_to_png
 
@@ -27,6 +27,30 @@ def nvim() -> str:
     return need("nvim (QRELS_CI_NVIM)", os.environ.get("QRELS_CI_NVIM") or shutil.which("nvim"))
 
 
+def session(
+    nvim: str, base: Path, ws: Path, **env: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """Headless Neovim running collect.lua in ``ws`` (its working directory, as when a user starts
+    `nvim` in a project): what it wrote, and the process (its output, for failures)."""
+    out = base / "out.json"
+    full = scratch_env(base) | {
+        "QRELS_PLUGIN": str(PLUGIN),
+        "QRELS_GOLDEN": str(ws / "support.qrels.yaml"),
+        "QRELS_OUT": str(out),
+        **env,
+    }
+    proc = run(
+        [nvim, "--clean", "--headless", "-n", "-c", f"luafile {HERE / 'neovim' / 'collect.lua'}"],
+        timeout=180,
+        env=full,
+        cwd=ws,
+    )
+    log = next(Path(full["XDG_STATE_HOME"]).rglob("lsp.log"), None)
+    proc.stdout += proc.stderr + (log.read_text()[-3000:] if log else "")
+    data = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+    return proc, data
+
+
 @pytest.fixture(scope="module")
 def collected(
     nvim: str, server_bin: str, tmp_path_factory: pytest.TempPathFactory
@@ -37,25 +61,10 @@ def collected(
     base = tmp_path_factory.mktemp("nvim")
     ws = base / "ws"
     shutil.copytree(EXAMPLES, ws)
-    out = base / "out.json"
-    env = scratch_env(base) | {
-        "QRELS_PLUGIN": str(PLUGIN),
-        "QRELS_LSP_BIN": server_bin,
-        "QRELS_GOLDEN": str(ws / "support.qrels.yaml"),
-        "QRELS_RUN": str(ws / "runs" / "dense.run.yaml"),
-        "QRELS_OUT": str(out),
-    }
-    proc = run(
-        [nvim, "--clean", "--headless", "-n", "-c", f"luafile {HERE / 'neovim' / 'collect.lua'}"],
-        timeout=180,
-        env=env,
-        cwd=ws,
+    proc, data = session(
+        nvim, base, ws, QRELS_LSP_BIN=server_bin, QRELS_RUN=str(ws / "runs" / "dense.run.yaml")
     )
-    log = next(Path(env["XDG_STATE_HOME"]).rglob("lsp.log"), None)
-    assert proc.returncode == 0, (
-        proc.stdout + proc.stderr + (log.read_text()[-3000:] if log else "")
-    )
-    data = json.loads(out.read_text(encoding="utf-8"))
+    assert proc.returncode == 0, proc.stdout
     assert data["nvim"].startswith("0.11"), data["nvim"]
     return ws, data
 
@@ -159,6 +168,79 @@ def test_golden_set_inlay_hints_show_ranks(collected: tuple[Path, dict[str, Any]
     assert [label.split()[-1] for label in labels] == ["bm25", "dense", "hybrid"]
     if rank is not None:
         assert labels[0] == f"#{rank} bm25"
+
+
+# -- a repository's own code is never run unasked --------------------------------------------------
+
+SETTINGS = {"bm25_baseline": False}  # as collect.lua's default: score's JSON has no baseline
+
+
+def assert_golden_lenses(data: dict[str, Any], ws: Path, server_bin: str) -> None:
+    """The real server answered: every lens title, with score's numbers."""
+    path = ws / "support.qrels.yaml"
+    expected = golden_lenses(path.read_text(encoding="utf-8"), score_json(server_bin, path))
+    assert by_line(data["files"]["golden"]["lenses"], "title") == expected
+
+
+def test_project_venv_is_not_run_without_consent(
+    nvim: str, server_bin: str, hostile: Hostile, tmp_path: Path
+) -> None:
+    """The project's .venv/bin/qrels-lsp is the repository author's code: with no consent the
+    server comes from PATH, the planted one never runs, and the user is told how to allow it."""
+    path = f"{Path(server_bin).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    proc, data = session(
+        nvim,
+        tmp_path / "nvim",
+        hostile.ws,
+        PATH=path,
+        QRELS_SETUP=json.dumps({"settings": SETTINGS}),
+    )
+    assert hostile.ran() == {}, proc.stdout  # checked first: this is what the test is about
+    assert proc.returncode == 0, proc.stdout
+    assert data["files"]["golden"]["cmd"] == ["qrels-lsp", "serve"]  # from PATH
+    assert_golden_lenses(data, hostile.ws, server_bin)
+    [told] = [n["msg"] for n in data["notifications"] if "not trusted" in n["msg"]]  # once
+    assert str(hostile.ws / ".venv" / "bin" / "qrels-lsp") in told
+    assert ":trust" in told and "trust_project_venv = true" in told
+
+
+def test_python_option_is_not_shadowed_by_the_project(
+    nvim: str, server_bin: str, server_python: str, hostile: Hostile, tmp_path: Path
+) -> None:
+    """`python -m qrels_lsp.cli` puts its working directory first on sys.path: started in the
+    project, the planted `qrels_lsp/` would be imported instead of the installed package."""
+    setup = {"python": server_python, "settings": SETTINGS}
+    proc, data = session(nvim, tmp_path / "nvim", hostile.ws, QRELS_SETUP=json.dumps(setup))
+    assert hostile.ran() == {}, proc.stdout
+    assert proc.returncode == 0, proc.stdout
+    assert data["files"]["golden"]["cmd"] == [server_python, "-m", "qrels_lsp.cli", "serve"]
+    assert_golden_lenses(data, hostile.ws, server_bin)
+
+
+@pytest.mark.parametrize("consent", ["trust_project_venv", "vim.secure"])
+def test_project_venv_is_used_with_consent(
+    nvim: str, server_bin: str, hostile: Hostile, tmp_path: Path, consent: str
+) -> None:
+    """With the user's consent (the setup option, or the file trusted in Neovim's trust database
+    beforehand) the project's .venv server is the one started."""
+    used = tmp_path / "used-venv"
+    exe = executable(
+        hostile.ws / ".venv" / "bin" / "qrels-lsp",
+        f'#!/bin/sh\necho "$*" >> {used}\nexec {server_bin} "$@"\n',
+    )
+    setup: dict[str, Any] = {"settings": SETTINGS}
+    env = {}
+    if consent == "trust_project_venv":
+        setup["trust_project_venv"] = True
+    else:
+        env["QRELS_TRUST"] = str(exe)
+    proc, data = session(nvim, tmp_path / "nvim", hostile.ws, QRELS_SETUP=json.dumps(setup), **env)
+    assert proc.returncode == 0, proc.stdout
+    assert used.read_text().split() == ["serve"]  # the venv script ran, then exec-ed the server
+    assert data["files"]["golden"]["cmd"] == [str(exe), "serve"]
+    assert hostile.ran() == {}  # venv/ was not the one used, and nothing imported the shadow
+    assert_golden_lenses(data, hostile.ws, server_bin)
+    assert not [n for n in data["notifications"] if "not trusted" in n["msg"]]
 
 
 def test_screenshot(

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ROOT, need, run, scratch_env
+from .conftest import ROOT, Hostile, need, run, scratch_env
 from .expect import golden_lenses, key_lines, planted, score_json, summary
 
 HERE = Path(__file__).resolve().parent
@@ -63,6 +63,15 @@ def tools() -> dict[str, str]:
     }
 
 
+# Workspace trust on, as in a default VS Code, without the startup dialog: the folder opens in
+# Restricted Mode and stays there unless the test trusts it.
+UNTRUSTED = {
+    "security.workspace.trust.enabled": True,
+    "security.workspace.trust.startupPrompt": "never",
+    "security.workspace.trust.banner": "always",
+}
+
+
 def launch(
     tools: dict[str, str],
     base: Path,
@@ -70,12 +79,19 @@ def launch(
     settings: dict[str, Any],
     expect: dict[str, Any],
     shots: dict[str, Path],
+    *,
+    untrusted: bool = False,
+    path_prefix: str | None = None,
 ) -> tuple[int, str, dict[str, Any], str]:
-    """A fresh code-server profile, the .vsix installed, the workbench driven by drive.js."""
+    """A fresh code-server profile, the .vsix installed, the workbench driven by drive.js.
+
+    ``settings`` are the user's (User/settings.json); ``untrusted`` leaves workspace trust on and
+    the folder untrusted; ``path_prefix`` goes first on the PATH that code-server (and so the
+    extension) sees. The report's ``output`` is the extension's output channel."""
     # Chromium and code-server put unix sockets under TMPDIR/--user-data-dir: keep the paths short
     base = Path(tempfile.mkdtemp(prefix="qcs-", dir="/tmp"))
     try:
-        return _launch(tools, base, ws, settings, expect, shots)
+        return _launch(tools, base, ws, settings, expect, shots, untrusted, path_prefix)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -87,11 +103,19 @@ def _launch(
     settings: dict[str, Any],
     expect: dict[str, Any],
     shots: dict[str, Path],
+    untrusted: bool,
+    path_prefix: str | None,
 ) -> tuple[int, str, dict[str, Any], str]:
     env = scratch_env(base)
+    if path_prefix:
+        env["PATH"] = f"{path_prefix}{os.pathsep}{env.get('PATH', '')}"
+        # The extension host takes PATH from a login shell (whose profile would reset it) unless
+        # VS Code was launched from the CLI, as by `code .` in a terminal: say it was.
+        env["VSCODE_CLI"] = "1"
     data, ext = base / "data", base / "ext"
     (data / "User").mkdir(parents=True)
-    (data / "User" / "settings.json").write_text(json.dumps(WORKBENCH | settings, indent=1))
+    user = WORKBENCH | (UNTRUSTED if untrusted else {}) | settings
+    (data / "User" / "settings.json").write_text(json.dumps(user, indent=1))
     port = free_port()
     config = base / "config.yaml"
     config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
@@ -108,9 +132,10 @@ def _launch(
     assert installed.returncode == 0, installed.stdout + installed.stderr
     assert any(p.name.startswith("qrels-lsp.qrels-lsp-") for p in ext.iterdir())
     log = (base / "code-server.log").open("w")
+    trust = [] if untrusted else ["--disable-workspace-trust"]
     server = subprocess.Popen(
         [*cs, "--bind-addr", f"127.0.0.1:{port}", "--auth", "none", "--disable-telemetry",
-         "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
+         "--disable-update-check", *trust, "--disable-getting-started-override",
          "--reconnection-grace-time", "5", str(ws)],
         env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
@@ -142,7 +167,9 @@ def _launch(
         if line.startswith("REPORT="):
             report = json.loads(line.removeprefix("REPORT="))
     server_log = (base / "code-server.log").read_text(errors="replace")
-    ext_logs = "\n".join(p.read_text(errors="replace")[-3000:] for p in data.rglob("*qrels*.log"))
+    channels = [p.read_text(errors="replace") for p in data.rglob("*qrels*.log")]
+    report["output"] = "\n".join(channels)
+    ext_logs = "\n".join(c[-3000:] for c in channels)
     return proc.returncode, out, report, server_log[-3000:] + ext_logs
 
 
@@ -225,3 +252,111 @@ def test_missing_server_says_how_to_install(
     assert rc == 0, f"{out}\n--- logs:\n{logs}"
     assert "pipx install /path/to/qrels-lsp" in report["notification"]
     assert "was not found" in report["notification"]
+
+
+# -- a workspace's own code is never run unasked ----------------------------------------------------
+
+
+def test_untrusted_workspace_runs_none_of_its_code(
+    tools: dict[str, str], server_bin: str, hostile: Hostile, artefacts: Path, tmp_path: Path
+) -> None:
+    """A folder left untrusted, with a planted .venv, venv and qrels_lsp/ (each writes a marker
+    when run) and the real server only on PATH: the workbench shows Restricted Mode, the lenses
+    come from the real server, and nothing of the folder's ran. Trusting the folder then restarts
+    the server with the trusted lookup, which picks the folder's .venv: its marker appears."""
+    golden = hostile.ws / "support.qrels.yaml"
+    text = golden.read_text(encoding="utf-8")
+    lines = key_lines(text)
+    expected = golden_lenses(text, score_json(server_bin, golden))
+    first = min(lines, key=lines.__getitem__)
+    expect = {
+        "golden": golden.name,
+        "untrusted": True,
+        "lenses": expected[0] + expected[lines[first]],
+        "markers": [str(hostile.venv_marker), str(hostile.shadow_marker)],
+        "grantTrust": str(hostile.venv_marker),
+    }
+    rc, out, report, logs = launch(
+        tools,
+        tmp_path / "cs",
+        hostile.ws,
+        {"qrels.bm25_baseline": False},  # no qrels.server.*: the server comes from PATH
+        expect,
+        {"SHOT": artefacts / "vscode-untrusted.png", "SHOT_TREC": tmp_path / "unused.png"},
+        untrusted=True,
+        path_prefix=str(Path(server_bin).parent),
+    )
+    # what the test is about first: nothing of the workspace ran while it was untrusted
+    assert report.get("ranBeforeTrust") == [], f"{report}\n{out}\n{logs}"
+    assert rc == 0, f"{out}\n--- code-server / extension logs:\n{logs}"
+    assert "Restricted Mode" in report["restricted"]["status"]
+    assert "Restricted Mode" in report["restricted"]["banner"]
+    # the server on PATH (the real one), not anything of the workspace
+    assert f"starting {Path(server_bin).parent / 'qrels-lsp'} serve (from PATH," in report["output"]
+    seen = "\n".join(report["lenses"])
+    for title in expect["lenses"]:
+        assert title in seen
+    # trusted, the workspace's settings apply (the extension restarted on the grant): they start
+    # its .venv server
+    assert report["ranAfterTrust"] is True, report["output"]
+    assert "(from workspace setting qrels.server.command," in report["output"]
+    # (it exits at once, so the client tries again a few times: one line per start)
+    assert set(hostile.venv_marker.read_text().splitlines()) == {".venv serve --stdio"}
+    assert not hostile.shadow_marker.exists()
+
+
+def test_python_path_is_not_shadowed_by_the_workspace(
+    tools: dict[str, str],
+    server_bin: str,
+    server_python: str,
+    hostile: Hostile,
+    artefacts: Path,
+    tmp_path: Path,
+) -> None:
+    """User setting qrels.server.pythonPath: `python -m qrels_lsp.cli serve` would import the
+    workspace's planted `qrels_lsp/` if started in the workspace folder. In a trusted workspace
+    the user's setting still wins over the workspace's qrels.server.command and .venv, and of
+    qrels.allow_outside the server gets the user's value, never the workspace's `true` (the LSP
+    trace shows what is sent)."""
+    golden = hostile.ws / "support.qrels.yaml"
+    text = golden.read_text(encoding="utf-8")
+    lines = key_lines(text)
+    expected = golden_lenses(text, score_json(server_bin, golden))
+    first = min(lines, key=lines.__getitem__)
+    shared = tmp_path / "shared-corpus"
+    expect = {
+        "golden": golden.name,
+        "lenses": expected[0] + expected[lines[first]],
+        "lensesOnly": True,
+    }
+    rc, out, report, logs = launch(
+        tools,
+        tmp_path / "cs",
+        hostile.ws,
+        {
+            "qrels.server.pythonPath": server_python,
+            "qrels.bm25_baseline": False,
+            "qrels.trace.server": "verbose",
+            "qrels.allow_outside": [str(shared)],
+        },
+        expect,
+        {"SHOT": artefacts / "vscode-python-path.png", "SHOT_TREC": tmp_path / "unused.png"},
+    )
+    assert hostile.ran() == {}, f"{report}\n{out}\n{logs}"
+    assert rc == 0, f"{out}\n--- code-server / extension logs:\n{logs}"
+    started = next(line for line in report["output"].splitlines() if "starting " in line)
+    version = run(
+        [server_python, "-c", "import sys; print(sys.version_info >= (3, 11))"], timeout=30
+    )
+    safe = "-P " if version.stdout.strip() == "True" else ""  # -P exists from Python 3.11
+    how = "(from user setting qrels.server.pythonPath, in "
+    assert f"starting {server_python} {safe}-m qrels_lsp.cli serve {how}" in started, started
+    assert str(hostile.ws) not in started.split(", in ")[1]  # its working directory
+    # the settings sent (initialize, workspace/configuration): the user's allow_outside only
+    sent = report["output"]
+    assert '"bm25_baseline": false' in sent, sent[-3000:]
+    assert '"allow_outside": [\n' in sent and json.dumps(str(shared)) in sent, sent[-3000:]
+    assert '"allow_outside": true' not in sent
+    seen = "\n".join(report["lenses"])
+    for title in expect["lenses"]:
+        assert title in seen

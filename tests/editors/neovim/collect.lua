@@ -2,6 +2,9 @@
 -- write what the editor got (diagnostics, code lenses, inlay hints) as JSON for the pytest side.
 --   QRELS_PLUGIN=editors/neovim QRELS_LSP_BIN=... QRELS_GOLDEN=... QRELS_RUN=... QRELS_OUT=out.json \
 --   nvim --clean --headless -n -c 'luafile collect.lua'
+-- Optional: QRELS_SETUP, setup()'s options as JSON (default: cmd = QRELS_LSP_BIN); QRELS_TRUST, a
+-- file added to Neovim's trust database first (as `:trust` in its buffer would); no QRELS_RUN:
+-- the golden set only.
 local env = function(name, default)
   local v = os.getenv(name)
   if v == nil or v == "" then
@@ -11,13 +14,13 @@ local env = function(name, default)
 end
 local plugin = assert(env("QRELS_PLUGIN"), "QRELS_PLUGIN")
 local golden = assert(env("QRELS_GOLDEN"), "QRELS_GOLDEN")
-local runfile = assert(env("QRELS_RUN"), "QRELS_RUN")
+local runfile = env("QRELS_RUN")
 local out_path = assert(env("QRELS_OUT"), "QRELS_OUT")
 local bin = env("QRELS_LSP_BIN", "qrels-lsp")
 local timeout = tonumber(env("QRELS_TIMEOUT", "60000"))
 local quiet_ms = 1500 -- results are final when nothing changed for this long
 
-local result = { nvim = tostring(vim.version()), files = {}, log = {} }
+local result = { nvim = tostring(vim.version()), files = {}, log = {}, notifications = {} }
 local function log(s)
   table.insert(result.log, s)
   io.stdout:write(s .. "\n")
@@ -37,11 +40,28 @@ local function finish(code)
   end
 end
 
+vim.notify = function(msg, level)
+  table.insert(result.notifications, { msg = msg, level = level })
+  log("notify: " .. msg)
+end
+
+local trust = env("QRELS_TRUST")
+if trust then
+  vim.cmd.edit(vim.fn.fnameescape(trust))
+  local ok, msg = vim.secure.trust({ action = "allow", bufnr = 0 })
+  assert(ok, msg)
+  vim.cmd("bwipeout")
+end
+
 vim.opt.runtimepath:prepend(plugin)
 vim.cmd("runtime! ftdetect/qrels_lsp.lua")
 -- the BM25 baseline run is off: `qrels-lsp score` (the oracle for the numbers) does not score it,
 -- and it shows that the settings reach the server
-require("qrels_lsp").setup({ cmd = { bin, "serve" }, settings = { bm25_baseline = false } })
+local setup = { cmd = { bin, "serve" }, settings = { bm25_baseline = false } }
+if env("QRELS_SETUP") then
+  setup = vim.json.decode(env("QRELS_SETUP"))
+end
+require("qrels_lsp").setup(setup)
 
 -- Diagnostics settle: remember when they last changed.
 local last_change = vim.uv.now()
@@ -88,6 +108,7 @@ local function collect(path, kind)
   end
   local client = client_for(bufnr)
   entry.root_dir = client.root_dir
+  entry.cmd = require("qrels_lsp").resolve_cmd(client.root_dir) or vim.NIL -- what was started
   entry.capabilities = {
     codeLens = client.server_capabilities.codeLensProvider ~= nil,
     inlayHint = client.server_capabilities.inlayHintProvider ~= nil,
@@ -159,5 +180,5 @@ local function collect(path, kind)
   return true
 end
 
-local ok = collect(golden, "golden") and collect(runfile, "run")
+local ok = collect(golden, "golden") and (runfile == nil or collect(runfile, "run"))
 finish(ok and 0 or 3)

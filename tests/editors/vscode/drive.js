@@ -2,6 +2,9 @@
 // open the demo golden set, wait for the expected code lens titles, the Problems panel rows and a
 // squiggle, take the screenshot; then open a TREC run and check its language and highlighting.
 // Inputs (env): CS_URL, EXPECT (JSON, see test_vscode.py), SHOT, SHOT_TREC, T_MS. Prints JSON lines.
+// EXPECT.untrusted: first check that the workbench is in Restricted Mode; EXPECT.lensesOnly: stop
+// after the lenses; EXPECT.grantTrust: then trust the folder and wait for that file to appear.
+const fs = require('fs');
 const { chromium } = require('playwright-core');
 
 const URL = process.env.CS_URL;
@@ -41,6 +44,18 @@ async function openFromExplorer(page, name, folder) {
     await page.waitForSelector('.monaco-workbench', { timeout: T });
     lap('workbench loaded');
 
+    if (EXPECT.untrusted) {
+      // the workbench itself must hold the folder untrusted: its status bar item and banner
+      stage = 'restricted mode';
+      const status = page.locator('.statusbar-item[id="status.workspaceTrust"]');
+      await status.waitFor({ timeout: T });
+      report.restricted = {
+        status: await status.getAttribute('aria-label'),
+        banner: await page.locator('.part.banner').textContent({ timeout: T }),
+      };
+      lap('Restricted Mode: ' + report.restricted.status);
+    }
+
     stage = 'golden set';
     await openFromExplorer(page, EXPECT.golden);
     lap(`${EXPECT.golden} opened`);
@@ -69,6 +84,26 @@ async function openFromExplorer(page, name, folder) {
       EXPECT.lenses, { timeout: T });
     report.lenses = await page.locator('.codelens-decoration').allTextContents();
     lap('code lenses with the expected numbers in the page');
+
+    if (EXPECT.lensesOnly || EXPECT.grantTrust) await page.screenshot({ path: process.env.SHOT });
+    if (EXPECT.grantTrust) {
+      // what ran so far, then trust the folder: the extension restarts with the trusted lookup
+      report.ranBeforeTrust = (EXPECT.markers || []).filter((m) => fs.existsSync(m));
+      stage = 'granting trust';
+      await page.click('.part.banner a:has-text("Manage")');
+      await page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust$/ }).first().click({ timeout: T });
+      await page.locator('.statusbar-item[id="status.workspaceTrust"]').waitFor({ state: 'detached', timeout: T });
+      lap('folder trusted');
+      stage = 'trusted restart';
+      const until = Date.now() + T;
+      while (!fs.existsSync(EXPECT.grantTrust) && Date.now() < until) await page.waitForTimeout(250);
+      report.ranAfterTrust = fs.existsSync(EXPECT.grantTrust);
+      lap('after trust, ' + EXPECT.grantTrust + (report.ranAfterTrust ? ' appeared' : ' never appeared'));
+    }
+    if (EXPECT.lensesOnly || EXPECT.grantTrust) {
+      code = 0;
+      return;
+    }
 
     stage = 'problems panel';
     await page.click('.monaco-editor .view-lines');
@@ -120,6 +155,9 @@ async function openFromExplorer(page, name, folder) {
   } catch (e) {
     console.log(`FAIL at ${stage}: ${e.message.split('\n')[0]}`);
     report.failedAt = stage;
+    if (EXPECT.grantTrust && report.ranBeforeTrust === undefined) {
+      report.ranBeforeTrust = (EXPECT.markers || []).filter((m) => fs.existsSync(m));
+    }
     report.lensesSeen = await page.locator('.codelens-decoration').allTextContents().catch(() => []);
     report.markers = await page.locator('.markers-panel').textContent().catch(() => null);
     await page.screenshot({ path: process.env.SHOT + '.fail.png' }).catch(() => undefined);

@@ -3,8 +3,10 @@
 --   require("qrels_lsp").setup({
 --     cmd = nil,              -- e.g. { "/path/to/qrels-lsp", "serve" }; default: see M.resolve_cmd
 --     python = nil,           -- an interpreter with qrels-lsp installed: `python -m qrels_lsp.cli serve`
+--     trust_project_venv = false, -- start a project's .venv/venv server without asking vim.secure
 --     settings = {},          -- the server's "qrels" settings: k, relevance_level, ignore, metrics,
---                             -- golden, runs, bm25_baseline, qrels (unset keys: qrels-lsp.toml)
+--                             -- golden, runs, bm25_baseline, qrels, allow_outside (unset keys:
+--                             -- qrels-lsp.toml)
 --     codelens = true,        -- show and refresh code lenses (recall@k · MRR per question)
 --     inlay_hints = true,     -- enable inlay hints where the server and Neovim have them
 --   })
@@ -19,6 +21,7 @@ M.install_command = "pipx install /path/to/qrels-lsp"
 local defaults = {
   cmd = nil,
   python = nil,
+  trust_project_venv = false,
   settings = {},
   codelens = true,
   inlay_hints = true,
@@ -30,6 +33,9 @@ local defaults = {
 
 M.options = vim.deepcopy(defaults)
 local warned = false
+-- A project venv's server, once asked about in this session: exe -> true (allowed) / false.
+-- vim.secure remembers "allow" and "deny" itself; this keeps "ignore" from asking on every buffer.
+local venv_consent = {}
 
 local function notify(msg, level)
   vim.schedule(function()
@@ -75,8 +81,31 @@ local function executable(path)
   return path ~= nil and vim.fn.executable(path) == 1
 end
 
---- The server's command line: opts.cmd, opts.python, the project's .venv/venv, then PATH.
---- Returns cmd, or nil and an error message with the install command.
+--- Whether the user consents to running a project venv's server: the explicit setup option, or
+--- Neovim's trust database (vim.secure, the prompt 'exrc' uses; it remembers per file content).
+--- A repository's .venv is code its author wrote: opening a golden set must not run it unasked.
+local function venv_trusted(exe)
+  if M.options.trust_project_venv then
+    return true
+  end
+  if venv_consent[exe] == nil then
+    local ok, contents = pcall(vim.secure.read, exe)
+    venv_consent[exe] = ok and contents ~= nil
+    if not venv_consent[exe] then
+      notify(
+        ("qrels-lsp: not starting %s: the project's venv is not trusted, so qrels-lsp is looked for on PATH instead. To allow it, read it with `:view %s`, run `:trust` in that buffer and restart Neovim; or setup({ trust_project_venv = true })."):format(
+          exe,
+          vim.fn.fnameescape(exe)
+        ),
+        vim.log.levels.WARN
+      )
+    end
+  end
+  return venv_consent[exe]
+end
+
+--- The server's command line: opts.cmd, opts.python, the project's .venv/venv (with consent,
+--- see venv_trusted), then PATH. Returns cmd, or nil and an error message with the install command.
 function M.resolve_cmd(root)
   local o = M.options
   if o.cmd and #o.cmd > 0 then
@@ -98,7 +127,10 @@ function M.resolve_cmd(root)
     for _, venv in ipairs({ ".venv", "venv" }) do
       local exe = vim.fs.joinpath(root, venv, "bin", "qrels-lsp")
       if executable(exe) then
-        return { exe, "serve" }
+        if venv_trusted(exe) then
+          return { exe, "serve" }
+        end
+        break -- the first venv found is the project's; not trusted, the server comes from PATH
       end
     end
   end
@@ -109,6 +141,15 @@ function M.resolve_cmd(root)
     ("qrels-lsp: the language server is not installed (no `qrels-lsp` on PATH). Install it with `%s`, or pass `cmd`/`python` to require('qrels_lsp').setup()."):format(
       M.install_command
     )
+end
+
+--- Where the server runs: outside the project, with PYTHONSAFEPATH. The server takes its root from
+--- the initialize request; `python -m` puts its working directory first on sys.path, so started in
+--- the project a `qrels_lsp/` folder there would be imported instead of the installed package.
+function M.spawn_options()
+  local cwd = vim.fn.stdpath("cache")
+  vim.fn.mkdir(cwd, "p")
+  return { cwd = cwd, env = { PYTHONSAFEPATH = "1" } }
 end
 
 --- The project root: the nearest folder with a root marker, else the nearest folder holding a
@@ -223,7 +264,7 @@ function M.lsp_config()
   config.cmd = function(dispatchers, client_config)
     local root = client_config and client_config.root_dir or vim.fn.getcwd()
     local cmd = M.resolve_cmd(root) or { "qrels-lsp", "serve" }
-    return vim.lsp.rpc.start(cmd, dispatchers, { cwd = root })
+    return vim.lsp.rpc.start(cmd, dispatchers, M.spawn_options())
   end
   return config
 end
@@ -245,6 +286,9 @@ function M.start(bufnr)
   end
   local config = base_config()
   config.cmd = cmd
+  local spawn = M.spawn_options()
+  config.cmd_cwd = spawn.cwd
+  config.cmd_env = spawn.env
   config.root_dir = root
   config.filetypes = nil
   return vim.lsp.start(config, { bufnr = bufnr })
@@ -256,6 +300,7 @@ function M.setup(opts)
     M.options.settings = opts.settings -- lists replace, not merge
   end
   warned = false
+  venv_consent = {}
   require("qrels_lsp.filetypes").add()
   if vim.fn.has("nvim-0.11") == 1 and vim.lsp.config and vim.lsp.enable then
     vim.lsp.config(M.name, M.lsp_config())
