@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from qrels_lsp.core.boundary import Boundary
 from qrels_lsp.core.checks import check_golden, check_run
 from qrels_lsp.core.config import Config
 from qrels_lsp.core.findings import Finding, TextEdit
@@ -24,6 +25,8 @@ from qrels_lsp.core.golden import parse_golden
 from qrels_lsp.core.project import Project
 from qrels_lsp.core.runyaml import parse_run_yaml
 from qrels_lsp.core.text import LineIndex, Span
+
+ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 
 OPEN, CLOSE = "⟦", "⟧"
 
@@ -89,7 +92,7 @@ def run_findings(text: str, golden: str | None = None, k: int = 1) -> list[Findi
 
 def project_findings(path: Path, root: Path | None = None) -> list[Finding]:
     """Everything ``Project.analyse`` reports for a real file on disk (suppression applied)."""
-    project = Project(Config(root=root or path.parent))
+    project = Project(Config(root=root or path.parent), boundary=ANYWHERE)
     analysis = project.analyse(path)
     assert analysis is not None, f"{path} is not a file qrels-lsp reads"
     return analysis.findings

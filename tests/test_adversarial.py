@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from qrels_lsp.cli import main
+from qrels_lsp.core.boundary import Boundary
 from qrels_lsp.core.config import Config, parse_config_text
 from qrels_lsp.core.corpus import CorpusError, load_corpus
 from qrels_lsp.core.files import read_text
@@ -22,6 +23,8 @@ from qrels_lsp.core.golden import parse_golden
 from qrels_lsp.core.project import Project
 from qrels_lsp.core.text import LineIndex
 from qrels_lsp.core.trec import parse_trec_run, read_trec_run_ids
+
+ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 
 GOLDEN = "corpus: corpus/\nruns: {runs}\nqueries:\n  q:\n    question: how do I reset\n    relevant: [a.md]\n"
 
@@ -35,7 +38,7 @@ def workspace(tmp_path: Path, runs: str = "[]") -> Path:
 
 
 def analyse(path: Path) -> list[Finding]:
-    analysis = Project(Config(root=path.parent)).analyse(path)
+    analysis = Project(Config(root=path.parent), boundary=ANYWHERE).analyse(path)
     assert analysis is not None
     return analysis.findings
 

@@ -13,10 +13,13 @@ import pytrec_eval
 from conftest import EXAMPLES, SHARED_DATA
 from lsp.oracle import bm25_run
 from qrels_lsp.core.baseline import BASELINE_NAME
+from qrels_lsp.core.boundary import Boundary
 from qrels_lsp.core.config import load_config
 from qrels_lsp.core.corpus import Corpus
 from qrels_lsp.core.model import Qrels
 from qrels_lsp.core.project import Project
+
+ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 
 VASWANI = SHARED_DATA / "vaswani"
 MEASURES = {"recall@10": "recall_10", "mrr": "recip_rank", "ndcg@10": "ndcg_cut_10", "map": "map"}
@@ -38,7 +41,7 @@ def test_vaswani_baseline_equals_rank_bm25_and_pytrec_eval(
     vaswani_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    project = Project(load_config(vaswani_project), build_indexes=True)
+    project = Project(load_config(vaswani_project), build_indexes=True, boundary=ANYWHERE)
     kind, _text, model, _error = project.load(VASWANI / "qrels")
     assert kind == "trec-qrels" and isinstance(model, Qrels)
     ctx = project.context(VASWANI / "qrels", kind, model)

@@ -80,3 +80,22 @@ def test_a_derived_line_index_equals_a_fresh_one(text: str, data: st.DataObject)
             fresh.line_start(i) for i in range(fresh.line_count)
         ]
         assert line_index(index.text) is index  # shared, as line_index shares its own
+
+
+@given(
+    st.lists(
+        st.sampled_from(["a", "é", "😀", "\n", "\r\n", "\t", "\ud800", " "]), max_size=300
+    ).map("".join)
+)
+def test_vectorised_line_starts_equal_the_plain_scan(text: str) -> None:
+    """The numpy path for big texts (text._line_starts_vectorised) against the str.find loop."""
+    from qrels_lsp.core import text as text_module
+
+    plain = [0]
+    i = text.find("\n")
+    while i != -1:
+        plain.append(i + 1)
+        i = text.find("\n", i + 1)
+    assert text_module._line_starts_vectorised(text) == plain
+    if "\r" not in text or text.count("\r") == text.count("\r\n"):
+        assert text_module._line_starts(text) == plain

@@ -13,10 +13,13 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
+from qrels_lsp.core.boundary import Boundary
 from qrels_lsp.core.config import load_config
 from qrels_lsp.core.files import read_text
 from qrels_lsp.core.metrics import ScoreCache, default_metrics, evaluate
 from qrels_lsp.core.project import Analysis, Project
+
+ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 
 
 def summary(a: Analysis) -> dict[str, object]:
@@ -79,12 +82,12 @@ def test_edited_analyses_equal_fresh_ones(tmp_path: Path, seed: int) -> None:
         return (current["text"], None) if path == golden else read_text(path)
 
     config = load_config(root)
-    editing = Project(config, reader, lens_metrics=True)
+    editing = Project(config, reader, lens_metrics=True, boundary=ANYWHERE)
     rng = random.Random(seed)
     for _ in range(60):
         current["text"] = edits(current["text"], rng)
         incremental = editing.analyse(golden)
-        fresh = Project(config, reader, lens_metrics=True).analyse(golden)
+        fresh = Project(config, reader, lens_metrics=True, boundary=ANYWHERE).analyse(golden)
         assert (incremental is None) == (fresh is None)
         if incremental is not None and fresh is not None:
             assert summary(incremental) == summary(fresh)

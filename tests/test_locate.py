@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from qrels_lsp.core.boundary import Boundary
 from qrels_lsp.core.config import Config
 from qrels_lsp.core.golden import parse_golden
 from qrels_lsp.core.locate import (
@@ -28,6 +29,8 @@ from qrels_lsp.core.project import Project
 from qrels_lsp.core.runyaml import parse_run_yaml
 from qrels_lsp.core.text import Span
 from qrels_lsp.core.trec import parse_beir_qrels, parse_trec_qrels, parse_trec_run
+
+ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "server" / "qrels_lsp" / "examples"
 
@@ -194,7 +197,7 @@ def demo(tmp_path: Path) -> Path:
 
 
 def test_family_of_a_run_and_of_the_golden_set(demo: Path) -> None:
-    project = Project(Config(root=demo))
+    project = Project(Config(root=demo), boundary=ANYWHERE)
     run = project.analyse(demo / "runs" / "dense.run.yaml")
     assert run is not None
     golden, runs = family(project, run)
@@ -212,7 +215,7 @@ def test_family_of_a_run_and_of_the_golden_set(demo: Path) -> None:
 def test_family_of_an_unbound_run(tmp_path: Path) -> None:
     path = tmp_path / "alone.run.yaml"
     path.write_text("results:\n  q: [a]\n", encoding="utf-8")
-    project = Project(Config(root=tmp_path))
+    project = Project(Config(root=tmp_path), boundary=ANYWHERE)
     analysis = project.analyse(path)
     assert analysis is not None and analysis.context is None
     golden, runs = family(project, analysis)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
+from qrels_lsp.core.boundary import Boundary
 from qrels_lsp.core.config import load_config
 from qrels_lsp.core.files import read_text
 from qrels_lsp.core.model import Qrels
@@ -23,6 +24,8 @@ from qrels_lsp.core.project import Project
 from qrels_lsp.lsp.convert import Positions
 from qrels_lsp.lsp.lenses import LensEncoder
 from test_incremental_project import edits
+
+ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 
 
 class Demo:
@@ -34,7 +37,7 @@ class Demo:
         self.golden = root / "support.qrels.yaml"
         paths = [self.golden, *(root / name for name in in_memory)]
         self.texts = {p: p.read_text(encoding="utf-8") for p in paths}
-        self.project = Project(load_config(root), self.read, lens_metrics=True)
+        self.project = Project(load_config(root), self.read, lens_metrics=True, boundary=ANYWHERE)
 
     def read(self, path: Path) -> tuple[str | None, str | None]:
         return (self.texts[path], None) if path in self.texts else read_text(path)

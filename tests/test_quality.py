@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import EXAMPLES
+from qrels_lsp.core.boundary import Boundary
 from qrels_lsp.core.config import Config
 from qrels_lsp.core.corpus import Corpus, load_corpus
 from qrels_lsp.core.project import Project
 from qrels_lsp.core.quality import exact_tokens, miss_reasons, missed_judgments, quality_notes
+
+ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 
 
 def corpus_of(tmp_path: Path, docs: dict[str, str]) -> Corpus:
@@ -55,7 +58,7 @@ def test_missed_judgments_stop_at_the_first_relevant() -> None:
 
 
 def test_demo_hover_notes() -> None:
-    project = Project(Config(root=EXAMPLES), build_indexes=True)
+    project = Project(Config(root=EXAMPLES), build_indexes=True, boundary=ANYWHERE)
     analysis = project.analyse(EXAMPLES / "support.qrels.yaml")
     assert analysis is not None and analysis.context is not None
     ctx = analysis.context

@@ -25,12 +25,15 @@ from fixtures import (
     run_findings,
     strip_markers,
 )
+from qrels_lsp.core.boundary import Boundary
 from qrels_lsp.core.config import Config, parse_config_text
 from qrels_lsp.core.findings import CODES, Finding, Severity
 from qrels_lsp.core.golden import parse_golden
 from qrels_lsp.core.project import Project
 from qrels_lsp.core.runyaml import parse_run_yaml
 from qrels_lsp.core.text import LineIndex
+
+ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 
 # -- variants -----------------------------------------------------------------------------------
 
@@ -134,6 +137,7 @@ def test_every_yaml_code_has_a_fixture() -> None:
     covered = {c for c, _ in GOLDEN_CASES} | {c for c, *_ in RUN_CASES}
     # Corpus- and file-dependent codes are tested through Project below.
     covered |= {"QR106", "QR109", "QR110", "QR111", "QR206", "QR207"}
+    covered.add("QR112")  # the workspace boundary: tests/test_boundary.py
     mine = {c for c in CODES if c.startswith(("QR0", "QR1", "QR2")) and c not in ("QR006", "QR204")}
     assert mine - covered == set()
 
@@ -587,7 +591,7 @@ def test_config_ignore_silences_a_code(tmp_path: Path, corpus: Path) -> None:
     text = "corpus: corpus\nqueries:\n  q:\n    question: x\n    relevant: [kb/nope.md]\n  r:\n    question: y\n"
     path = write(tmp_path / "g.qrels.yaml", text)
     assert codes(project_findings(path, tmp_path)) == ["QR104", "QR106"]
-    project = Project(Config(root=tmp_path, ignore=frozenset({"QR106"})))
+    project = Project(Config(root=tmp_path, ignore=frozenset({"QR106"})), boundary=ANYWHERE)
     analysis = project.analyse(path)
     assert analysis is not None
     assert codes(analysis.findings) == ["QR104"]
@@ -600,7 +604,7 @@ def test_config_file_ignore_is_read_and_applied(tmp_path: Path) -> None:
 
     config = load_config(path)
     assert config.ignore == frozenset({"QR104"})
-    analysis = Project(config).analyse(path)
+    analysis = Project(config, boundary=ANYWHERE).analyse(path)
     assert analysis is not None and analysis.findings == []
 
 

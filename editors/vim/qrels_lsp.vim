@@ -27,5 +27,6 @@ for s:ft in ['qrels', 'trec_qrels', 'trec_run']
   \   'command': '%e serve',
   \   'project_root': function('s:QrelsRoot'),
   \   'lsp_config': {b -> {'qrels': get(g:, 'qrels_lsp_settings', {})}},
+  \   'initialization_options': {b -> {'qrels': get(g:, 'qrels_lsp_settings', {})}},
   \})
 endfor

@@ -8,7 +8,6 @@ server uses, so CI and the editor never disagree. Imports are local to each comm
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 from . import __version__
 
 if TYPE_CHECKING:
+    from .core.boundary import Boundary
     from .core.config import Config
     from .core.findings import Finding
     from .core.project import Analysis, Project, QrelsContext, RunResult
@@ -24,6 +24,14 @@ if TYPE_CHECKING:
 
 class UsageError(Exception):
     """A mistake in how the command was called: exit code 2."""
+
+
+def _log(text: object) -> str:
+    """Untrusted text (ids, questions, file names, messages quoting them) for the terminal or a
+    CI log, where a line starting with ``::`` is a GitHub workflow command (see core/escape.py)."""
+    from .core.escape import for_log
+
+    return for_log(str(text))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -35,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except UsageError as exc:
-        print(f"qrels-lsp {args.command}: {exc}", file=sys.stderr)
+        print(f"qrels-lsp {args.command}: {_log(str(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `qrels-lsp score ... | head`
         return 0
@@ -55,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     c.add_argument("--ignore", default="", help="comma-separated check codes to silence")
     c.add_argument("--config", type=Path, help="a qrels-lsp.toml or pyproject.toml to use")
+    _allow_outside(c)
     c.set_defaults(func=cmd_check)
 
     s = sub.add_parser("score", help="per-query metrics and means, as trec_eval computes them")
@@ -68,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--baseline", choices=["bm25"], help="also score a BM25 run over the golden set's corpus"
     )
+    _allow_outside(s)
     s.set_defaults(func=cmd_score)
 
     b = sub.add_parser("bm25", help="export the BM25 baseline of a golden set as a TREC run")
@@ -75,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("-o", "--output", type=Path, required=True, help="the TREC run to write")
     b.add_argument("--depth", type=int, default=100, help="documents per query (default 100)")
     b.add_argument("--config", type=Path)
+    _allow_outside(b)
     b.set_defaults(func=cmd_bm25)
 
     v = sub.add_parser(
@@ -104,14 +115,38 @@ def _parser() -> argparse.ArgumentParser:
 # -- shared -------------------------------------------------------------------------------------
 
 
-def _config(explicit: Path | None, near: Path) -> Config:
+def _allow_outside(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--allow-outside",
+        action="store_true",
+        help="let the files' own paths (corpus, runs, qrels, topics) lead outside the current "
+        "folder and the paths named here; off by default, as a repository under test may be "
+        "hostile",
+    )
+
+
+def _workspace(named: Sequence[Path]) -> list[Path]:
+    """The command line's workspace: the current folder and the paths named on it (a file
+    stands for its folder). A golden set's own paths are read only inside it."""
+    return [Path.cwd(), *(p if p.is_dir() else p.parent for p in named)]
+
+
+def _config(explicit: Path | None, near: Path, workspace: Sequence[Path] = ()) -> Config:
     from .core.config import load_config, load_config_file
 
-    if explicit is not None:
+    if explicit is not None:  # named by the user: theirs, so trusted to widen the boundary
         if not explicit.is_file():
             raise UsageError(f"config file {explicit} does not exist")
         return load_config_file(explicit)
-    return load_config(near.resolve())
+    return load_config(near.resolve(), workspace)
+
+
+def _boundary(args: argparse.Namespace, config: Config, workspace: Sequence[Path]) -> Boundary:
+    from .core.boundary import Boundary
+
+    if getattr(args, "allow_outside", False) or config.allow_anywhere:
+        return Boundary.everywhere()
+    return Boundary.of(workspace, config.allow_outside)
 
 
 def _progress(stream: TextIO = sys.stderr) -> Callable[[str, int, int], None] | None:
@@ -137,15 +172,15 @@ def _location(text: str, offset: int) -> tuple[int, int]:
 # -- check --------------------------------------------------------------------------------------
 
 
-def _collect(paths: list[Path], config: Config) -> list[Path]:
-    from .core.kinds import kind_by_name
+MAX_CHECK_ENTRIES = 1_000_000
+"""Files and folders `check FOLDER` looks at before it stops (and says so)."""
 
+
+def _collect(paths: list[Path], config: Config) -> list[Path]:
     out: list[Path] = []
     for path in paths:
         if path.is_dir():
-            for candidate in sorted(path.rglob("*")):
-                if candidate.is_file() and kind_by_name(candidate, config) is not None:
-                    out.append(candidate)
+            out += _files_of_ours(path, config)
         elif path.exists():
             out.append(path)
         else:
@@ -153,21 +188,50 @@ def _collect(paths: list[Path], config: Config) -> list[Path]:
     return out
 
 
+def _files_of_ours(folder: Path, config: Config) -> list[Path]:
+    """The files under ``folder`` whose names make them ours, hidden folders and symlinked
+    folders not entered (a link loop, or a link to ``/``, is not walked)."""
+    import os
+
+    from .core.kinds import kind_by_name
+
+    found: list[Path] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        seen += len(dirnames) + len(filenames)
+        if seen > MAX_CHECK_ENTRIES:
+            print(
+                f"qrels-lsp check: {_log(folder)}: stopped after {MAX_CHECK_ENTRIES:,} files and "
+                "folders; name the folders that hold the evaluation files",
+                file=sys.stderr,
+            )
+            break
+        for name in filenames:
+            candidate = Path(dirpath) / name
+            if candidate.is_file() and kind_by_name(candidate, config) is not None:
+                found.append(candidate)
+    return sorted(found)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
+    from .core.config import MAX_CONFIG_BYTES
+    from .core.files import read_text
     from .core.findings import Severity, finding
     from .core.project import Project
     from .core.text import Span
 
-    config = _config(args.config, args.paths[0])
+    workspace = _workspace(args.paths)
+    config = _config(args.config, args.paths[0], workspace)
     extra = {c.strip().upper() for c in args.ignore.split(",") if c.strip()}
     config = replace(config, ignore=config.ignore | extra)
-    project = Project(config, progress=_progress())
+    project = Project(config, progress=_progress(), boundary=_boundary(args, config, workspace))
     reports: list[tuple[str, str, list[Finding]]] = []
     if config.source is not None and config.findings:
-        config_text = config.source.read_text(encoding="utf-8", errors="replace")
-        reports.append((str(config.source), config_text, list(config.findings)))
+        config_text, _ = read_text(config.source, MAX_CONFIG_BYTES)
+        reports.append((str(config.source), config_text or "", list(config.findings)))
     explicit = {p for p in args.paths if not p.is_dir()}
     for path in _collect(args.paths, config):
         text, message = project.read(path)
@@ -181,11 +245,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         if analysis is None:
             if path in explicit:
                 print(
-                    f"qrels-lsp check: {path}: not a golden set, run or qrels file; skipped",
+                    f"qrels-lsp check: {_log(path)}: not a golden set, run or qrels file; skipped",
                     file=sys.stderr,
                 )
             continue
-        reports.append((str(path), text, found + analysis.findings))
+        reports.append((str(path), analysis.text, found + analysis.findings))
     worst = max((f.severity for _, _, fs in reports for f in fs), default=None, key=lambda s: -s)
     _print_findings(reports, args.format)
     if worst is None:
@@ -196,11 +260,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _print_findings(reports: list[tuple[str, str, list[Finding]]], fmt: str) -> None:
-    from .core.text import LineIndex
+    from .core.escape import github_data, github_property, json_text
+    from .core.text import line_index
 
     rows = []
     for path, text, findings in reports:
-        lines = LineIndex(text)
+        lines = line_index(text)
         for f in findings:
             line, col = lines.position(f.span.start)
             end_line, end_col = lines.position(f.span.end)
@@ -220,18 +285,19 @@ def _print_findings(reports: list[tuple[str, str, list[Finding]]], fmt: str) -> 
             }
             for path, line, col, end_line, end_col, f in rows
         ]
-        print(json.dumps({"findings": out}, indent=2, ensure_ascii=False))
+        print(json_text({"findings": out}))
         return
+
     for path, line, col, end_line, end_col, f in rows:
         if fmt == "github":
             level = {1: "error", 2: "warning"}.get(int(f.severity), "notice")
-            message = f.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
             print(
-                f"::{level} file={path},line={line},col={col},endLine={end_line},"
-                f"endColumn={end_col},title={f.code}::{message}"
+                f"::{level} file={github_property(path)},line={line},col={col},"
+                f"endLine={end_line},endColumn={end_col},title={github_property(f.code)}"
+                f"::{github_data(f.message)}"
             )
         else:
-            print(f"{path}:{line}:{col}: {f.severity.label} {f.code} {f.message}")
+            print(f"{_log(path)}:{line}:{col}: {f.severity.label} {f.code} {_log(f.message)}")
     if fmt == "text":
         counts: dict[str, int] = {}
         for *_, f in rows:
@@ -258,7 +324,8 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     if not args.golden.exists():
         raise UsageError(f"{args.golden} does not exist")
-    config = _config(args.config, args.golden)
+    workspace = _workspace([args.golden, *args.runs])
+    config = _config(args.config, args.golden, workspace)
     if args.k is not None and args.k < 1:
         raise UsageError("-k must be a positive integer")
     if args.metrics:
@@ -267,7 +334,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UsageError(str(exc)) from exc
         config = replace(config, metrics=metrics)
-    project = Project(config, progress=_progress())
+    project = Project(config, progress=_progress(), boundary=_boundary(args, config, workspace))
     from .core.model import Qrels
 
     grades = None
@@ -311,13 +378,16 @@ def cmd_score(args: argparse.Namespace) -> int:
         results.append(base)
     for r in results:
         if r.error:
-            print(f"qrels-lsp score: {r.path}: {r.error}", file=sys.stderr)
+            print(f"qrels-lsp score: {_log(r.path)}: {_log(r.error)}", file=sys.stderr)
     print(_render_scores(results, ctx.k, args.format, project), end="")
     return 1 if any(r.error for r in results) else 0
 
 
 def _render_scores(results: list[RunResult], k: int, fmt: str, project: Project) -> str:
+    from .core.escape import json_text, md_text
     from .core.metrics import format_value
+
+    cell = md_text if fmt == "markdown" else _log  # ids and names were written by anyone
 
     if fmt == "json":
         doc = {
@@ -336,37 +406,39 @@ def _render_scores(results: list[RunResult], k: int, fmt: str, project: Project)
                 for r in results
             ]
         }
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return json_text(doc) + "\n"
     lines: list[str] = []
     for r in results:
         ev = r.evaluation
         names = list(ev.mean) or []
         if fmt == "trec":
-            lines.append(f"{'runid':<22}\tall\t{r.name}")
+            lines.append(f"{'runid':<22}\tall\t{cell(r.name)}")
             for qid, values in ev.per_query.items():
                 for name in names:
-                    lines.append(f"{name:<22}\t{qid}\t{format_value(values[name])}")
+                    lines.append(f"{name:<22}\t{cell(qid)}\t{format_value(values[name])}")
             lines.append(f"{'num_q':<22}\tall\t{ev.n_queries}")
             for name in names:
                 lines.append(f"{name:<22}\tall\t{format_value(ev.mean[name])}")
             continue
         header = ["query", *names]
-        body = [[qid, *(format_value(v[n]) for n in names)] for qid, v in ev.per_query.items()]
+        body = [
+            [cell(qid), *(format_value(v[n]) for n in names)] for qid, v in ev.per_query.items()
+        ]
         mean = [f"mean ({ev.n_queries})", *(format_value(ev.mean[n]) for n in names)]
         if fmt == "markdown":
-            lines.append(f"### {r.name}\n")
+            lines.append(f"### {cell(r.name)}\n")
             lines.append("| " + " | ".join(header) + " |")
             lines.append("|" + "|".join(" --- " for _ in header) + "|")
             lines.extend("| " + " | ".join(row) + " |" for row in body)
             lines.append(
                 "| **" + mean[0] + "** | " + " | ".join(f"**{v}**" for v in mean[1:]) + " |"
             )
+            lines.append("")  # a line right under a table would render as one more row
         else:
-            lines.append(f"{r.name}  ({r.path})")
+            lines.append(f"{cell(r.name)}  ({cell(str(r.path))})")
             widths = [max(len(row[i]) for row in [header, *body, mean]) for i in range(len(header))]
             lines.extend(_aligned(row, widths) for row in [header, *body, mean])
-        notes = _notes(r)
-        lines.extend(notes)
+        lines.extend(cell(note) if fmt == "markdown" else note for note in _notes(r))
         lines.append("")
     return "\n".join(lines) + ("\n" if lines and fmt == "trec" else "")
 
@@ -382,11 +454,11 @@ def _notes(r: RunResult) -> list[str]:
     ev = r.evaluation
     out = [f"means over {ev.n_queries} quer{'y' if ev.n_queries == 1 else 'ies'}"]
     if ev.missing:
-        out.append(f"missing from the run (scored 0): {', '.join(ev.missing)}")
+        out.append(f"missing from the run (scored 0): {_log(', '.join(ev.missing))}")
     if ev.unknown:
-        out.append(f"not in the golden set (ignored): {', '.join(ev.unknown)}")
+        out.append(f"not in the golden set (ignored): {_log(', '.join(ev.unknown))}")
     if ev.unanswerable:
-        out.append(f"unanswerable (excluded): {', '.join(ev.unanswerable)}")
+        out.append(f"unanswerable (excluded): {_log(', '.join(ev.unanswerable))}")
     return out
 
 
@@ -410,7 +482,9 @@ def cmd_bm25(args: argparse.Namespace) -> int:
         raise UsageError("--depth must be a positive integer")
     if not args.golden.exists():
         raise UsageError(f"{args.golden} does not exist")
-    project = Project(_config(args.config, args.golden), progress=_progress())
+    workspace = _workspace([args.golden])
+    config = _config(args.config, args.golden, workspace)
+    project = Project(config, progress=_progress(), boundary=_boundary(args, config, workspace))
     kind, _text, model, error = project.load(args.golden)
     if not isinstance(model, Qrels) or kind is None:
         raise UsageError(
@@ -421,7 +495,10 @@ def cmd_bm25(args: argparse.Namespace) -> int:
     if index is None:
         raise UsageError(f"no corpus to search: {_corpus_problem(ctx)}")
     args.output.write_text(baseline_trec(model, index, args.depth), encoding="utf-8")
-    print(f"wrote {args.output}: {len(model.queries)} queries, depth {args.depth}", file=sys.stderr)
+    print(
+        f"wrote {_log(args.output)}: {len(model.queries)} queries, depth {args.depth}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -464,14 +541,18 @@ def cmd_convert(args: argparse.Namespace) -> int:
         if left_out:
             print(
                 f"note: {len(left_out)} question(s) without judgments have no TREC qrels line "
-                f"and were left out: {', '.join(left_out)}",
+                f"and were left out: {_log(', '.join(left_out))}",
                 file=sys.stderr,
             )
     if topics is not None and args.topics is not None and not to_yaml:
         args.topics.write_text(topics, encoding="utf-8")
     print(
-        f"wrote {args.output}"
-        + (f" and {args.topics}" if topics is not None and args.topics and not to_yaml else ""),
+        f"wrote {_log(args.output)}"
+        + (
+            f" and {_log(args.topics)}"
+            if topics is not None and args.topics and not to_yaml
+            else ""
+        ),
         file=sys.stderr,
     )
     return 0
@@ -492,13 +573,19 @@ def _maybe_read(path: Path | None) -> str | None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from .core.boundary import Boundary
     from .core.config import Config
     from .core.project import Project
     from .core.text import LineIndex
 
     root = Path(__file__).with_name("examples")
     golden = root / "support.qrels.yaml"
-    project = Project(Config(root=root), progress=_progress(), build_indexes=True)
+    project = Project(
+        Config(root=root),
+        progress=_progress(),
+        boundary=Boundary.of([root]),
+        build_indexes=True,
+    )
     analysis = project.analyse(golden)
     assert analysis is not None and analysis.context is not None
     ctx = analysis.context
@@ -520,7 +607,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         rel = a.path.relative_to(root) if a.path.is_relative_to(root) else a.path
         for f in a.findings:
             line, col = lines.position(f.span.start)
-            print(f"  {rel}:{line + 1}:{col + 1}: {f.severity.label} {f.code} {f.message}")
+            print(f"  {rel}:{line + 1}:{col + 1}: {f.severity.label} {f.code} {_log(f.message)}")
     print()
     print("Scores (what the editor shows as code lenses):")
     print(_render_scores(analysis.runs, ctx.k, "table", project))

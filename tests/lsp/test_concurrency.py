@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import re
 import shutil
@@ -52,7 +53,8 @@ def golden_text(version: int) -> str:
 def workspace(tmp_path: Path, big_corpus: Path) -> Iterator[Path]:
     root = tmp_path / "ws"
     root.mkdir()
-    (root / "big.jsonl").symlink_to(big_corpus)
+    # A hard link, not a symlink: a symlink out of the workspace is refused (core/boundary.py).
+    os.link(big_corpus, root / "big.jsonl")
     (root / "g.qrels.yaml").write_text(golden_text(0), encoding="utf-8")
     (root / "r.run.yaml").write_text(
         "results:\n  reset: [doc-1, kb/factory-reset.md]\n  other: [doc-12]\n", encoding="utf-8"

@@ -257,6 +257,13 @@ def test_corpus_and_runs_that_must_not_be_read(server: Server, kind: str) -> Non
     text = golden_pointing_at(corpus, f"[{run}]")
     _uri, diags, took = open_and_diagnose(server, text)
     assert took < 20
+    if kind == "dev-zero":  # outside the workspace: refused before anything looks at it
+        corpus_refused, run_refused = only(diags, "QR112")
+        assert corpus_refused.range == at(text, corpus, server)
+        assert run_refused.range == at(text, f"{run}]", server, len(run))
+        assert "outside the workspace" in run_refused.message
+        still_answers(server)
+        return
     [refused] = only(diags, "QR109")
     assert refused.range == at(text, corpus, server)
     assert re.search(r"device|FIFO|binary", refused.message), refused.message

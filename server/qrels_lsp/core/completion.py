@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from .corpus import Corpus
+from .escape import md_code, md_text
 from .findings import TextEdit
 from .golden import GOLDEN_KEYS, QUERY_KEYS
 from .judge import yaml_scalar
@@ -259,19 +260,11 @@ def _doc_markdown(corpus: Corpus, doc_id: str, tokens: list[str]) -> str | None:
     if doc is None:
         return None
     title = doc.title or doc_id
-    lines = [f"**{_md(title)}**", "", f"`{doc_id}`"]
+    lines = [f"**{md_text(title)}**", "", md_code(doc_id)]
     text = snippet(doc, tokens)
     if text:
-        lines += [""] + [f"> {_md(line)}" for line in text.splitlines()]
+        lines += [""] + [f"> {md_text(line)}" for line in text.splitlines()]
     return "\n".join(lines)
-
-
-def _md(s: str) -> str:
-    """Escape what markdown would read as markup in a title or a snippet line."""
-    out = []
-    for c in s:
-        out.append("\\" + c if c in "\\`*_[]<>#|" else c)
-    return "".join(out)
 
 
 def first_candidate(req: Request) -> str | None:

@@ -138,6 +138,14 @@ CODES: dict[str, CheckCode] = {
         CheckCode(
             "QR111", "runs-not-found", _W, "golden set", "A `runs:` entry that matches no file."
         ),
+        CheckCode(
+            "QR112",
+            "outside-workspace",
+            _E,
+            "any",
+            "A path (corpus, runs, `qrels:`, topics) that leads outside the workspace: not read "
+            "unless your own settings allow it (`allow_outside`).",
+        ),
         # Runs.
         CheckCode(
             "QR201", "run-unknown-query", _W, "run", "A query that is not in the golden set."

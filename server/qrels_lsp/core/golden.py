@@ -12,7 +12,17 @@ from .findings import Finding, Fix, TextEdit
 from .model import Judgment, Qrels, Query
 from .text import Span
 from .yamlshape import ShapeReader, doc_id, read_entries, read_top
-from .yamltree import YAlias, YMap, YNode, YScalar, YSeq, describe, key_text, parse_yaml
+from .yamltree import (
+    YAlias,
+    YamlLimits,
+    YMap,
+    YNode,
+    YScalar,
+    YSeq,
+    describe,
+    key_text,
+    parse_yaml,
+)
 
 GOLDEN_KEYS: dict[str, str] = {
     "corpus": "The corpus the ids point at, relative to this file: a folder, .jsonl, .tsv or TREC file.",
@@ -30,9 +40,15 @@ QUERY_KEYS: dict[str, str] = {
 }
 
 
+MAX_QUESTIONS = 50_000
+LIMITS = YamlLimits(max_nodes=1_500_000, max_items=MAX_QUESTIONS)
+"""What a golden set may hold before the rest of it is left out (with a finding): every question
+costs a parse, checks and a score per run on every keystroke."""
+
+
 def parse_golden(text: str) -> Qrels:
     """Parse a golden set; see DESIGN.md for the format."""
-    p, top = read_top(text, GOLDEN_KEYS, "a golden set")
+    p, top = read_top(text, GOLDEN_KEYS, "a golden set", LIMITS)
     qrels = Qrels(format="golden", findings=p.findings)
     if top is None:
         return qrels
@@ -69,7 +85,7 @@ def parse_golden(text: str) -> Qrels:
 def parse_query_entry(text: str, qid: str, key_column: int) -> tuple[Query, list[Finding]] | None:
     """One query entry parsed on its own (``text`` starts at its key's line), for incremental
     re-parsing; None unless it is exactly that entry, well formed, at the same indentation."""
-    doc = parse_yaml(text)
+    doc = parse_yaml(text, LIMITS)
     if (
         doc.findings
         or not doc.complete

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from .corpus import Document
+from .escape import md_block, md_code, md_text
 from .metrics import Metric, format_value, ndcg_explain, query_scores
 from .model import Qrels, Query, rank_in_list
 from .project import QrelsContext, RunResult
@@ -131,7 +132,9 @@ def query_hover(
 ) -> str:
     """Markdown: the query, every metric at several cutoffs per run, ranks, nDCG@k terms."""
     grades = query.grades()
-    lines = [f"**{query.qid}**" + (f": {query.question}" if query.question else "")]
+    lines = [
+        f"**{md_text(query.qid)}**" + (f": {md_text(query.question)}" if query.question else "")
+    ]
     if query.unanswerable:
         lines.append("\n*Unanswerable: excluded from the means.*")
     relevant = [d for d, g in grades.items() if g >= ctx.level]
@@ -148,7 +151,7 @@ def query_hover(
     }
     names = [name for name, _ in scored]
     lines.append("")
-    lines.append("| metric | " + " | ".join(names) + " |")
+    lines.append("| metric | " + " | ".join(md_text(n) for n in names) + " |")
     lines.append("| --- |" + " ---: |" * len(names))
     for metric in ("mrr", "map"):
         lines.append(
@@ -162,20 +165,20 @@ def query_hover(
                 f"| {mark} | " + " | ".join(format_value(values[n][key]) for n in names) + " |"
             )
     lines.append("")
-    lines.append("| relevant document | grade | " + " | ".join(names) + " |")
+    lines.append("| relevant document | grade | " + " | ".join(md_text(n) for n in names) + " |")
     lines.append("| --- | ---: |" + " ---: |" * len(names))
     for doc in relevant:
         ranks = []
         for _name, ranking in scored:
             rank = rank_in_list(ranking, doc)
             ranks.append(f"#{rank}" if rank is not None else "–")
-        lines.append(f"| `{doc}` | {grades[doc]} | " + " | ".join(ranks) + " |")
+        lines.append(f"| {md_code(doc)} | {grades[doc]} | " + " | ".join(ranks) + " |")
     for name, ranking in scored:
         lines.append("")
         lines.extend(ndcg_lines(name, grades, ranking, ctx.k))
     missing = [name for name, ranking in runs if ranking is None]
     if missing:
-        lines.append(f"\nNot answered by: {', '.join(missing)} (scores 0).")
+        lines.append(f"\nNot answered by: {md_text(', '.join(missing))} (scores 0).")
     return "\n".join(lines)
 
 
@@ -183,7 +186,7 @@ def ndcg_lines(name: str, grades: Mapping[str, int], ranking: Sequence[str], k: 
     """nDCG@k for one run, term by term: the number people quote most and inspect least."""
     ex = ndcg_explain(grades, ranking, k)
     out = [
-        f"**{name}: ndcg@{k} = DCG / IDCG = {ex.dcg:.4f} / {ex.idcg:.4f} = {format_value(ex.ndcg)}**  ",
+        f"**{md_text(name)}: ndcg@{k} = DCG / IDCG = {ex.dcg:.4f} / {ex.idcg:.4f} = {format_value(ex.ndcg)}**  ",
         "gain = the grade (linear); discount = log2(rank + 1); the ideal ranking sorts all "
         "positive judgments by grade.",
         "",
@@ -193,7 +196,7 @@ def ndcg_lines(name: str, grades: Mapping[str, int], ranking: Sequence[str], k: 
     for row in ex.rows:
         grade = "?" if row.grade is None else str(row.grade)
         out.append(
-            f"| {row.rank} | `{row.doc_id}` | {grade} | {row.gain:g} / {row.discount:.4f} = {row.contribution:.4f} |"
+            f"| {row.rank} | {md_code(row.doc_id)} | {grade} | {row.gain:g} / {row.discount:.4f} = {row.contribution:.4f} |"
         )
     return out
 
@@ -211,19 +214,17 @@ def document_hover(
     """
     out = []
     if doc is None:
-        out.append(f"**`{doc_id}`**: {missing}.")
+        out.append(f"**{md_code(doc_id)}**: {md_text(missing)}.")
     else:
-        out.append(f"**{doc.title or doc_id}**  \n`{doc_id}`")
+        out.append(f"**{md_text(doc.title or doc_id)}**  \n{md_code(doc_id)}")
         body = [line for line in doc.text.splitlines() if line.strip()]
         if body and doc.title and body[0].lstrip("# ").strip() == doc.title.strip():
             body = body[1:]
         if body:
-            excerpt = "\n".join(body[:lines_shown])
-            out.append(
-                "\n```text\n" + excerpt + ("\n…" if len(body) > lines_shown else "") + "\n```"
-            )
+            excerpt = "\n".join(body[:lines_shown]) + ("\n…" if len(body) > lines_shown else "")
+            out.append("\n" + md_block(excerpt))
     if judged_by:
-        shown = ", ".join(f"`{qid}` ({grade})" for qid, grade in judged_by[:20])
+        shown = ", ".join(f"{md_code(qid)} ({grade})" for qid, grade in judged_by[:20])
         more = f" and {len(judged_by) - 20} more" if len(judged_by) > 20 else ""
         out.append(
             f"\nJudged by {len(judged_by)} quer{'y' if len(judged_by) == 1 else 'ies'}: {shown}{more}."
@@ -247,18 +248,19 @@ def retrieval_note(qid: str, rank: int, grade: int | None, level: int) -> str:
         verdict = f"judged relevant (grade {grade})"
     else:
         verdict = f"judged not relevant (grade {grade})"
-    return f"Retrieved at #{rank} for `{qid}`: {verdict} · `{judgment_label(grade, level)}`."
+    return f"Retrieved at #{rank} for {md_code(qid)}: {verdict} · `{judgment_label(grade, level)}`."
 
 
 def ranks_note(qid: str, ranks: Sequence[tuple[str, int | None]]) -> str:
     """What a judged id's inlay hints say: its rank for ``qid`` in each run compared."""
     if not ranks:
-        return f"For `{qid}`: no runs compared."
-    return f"For `{qid}`: " + " · ".join(rank_label(rank, name) for name, rank in ranks) + "."
+        return f"For {md_code(qid)}: no runs compared."
+    labels = (rank_label(rank, md_text(name)) for name, rank in ranks)
+    return f"For {md_code(qid)}: " + " · ".join(labels) + "."
 
 
 def not_in_golden(qid: str, golden: str | None) -> str:
     """Hover of a run's query id that no golden set judges."""
     if golden is None:
-        return f"**{qid}**: this run is not tied to a golden set, so nothing scores it."
-    return f"**{qid}**: not in the golden set `{golden}`; ignored by the metrics."
+        return f"**{md_text(qid)}**: this run is not tied to a golden set, so nothing scores it."
+    return f"**{md_text(qid)}**: not in the golden set {md_code(golden)}; ignored by the metrics."

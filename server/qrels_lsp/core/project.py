@@ -8,17 +8,19 @@ corpora are cached; the owner invalidates them when files change.
 
 from __future__ import annotations
 
-import glob
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .baseline import BASELINE_NAME, BaselineCache
+from .boundary import Boundary
 from .checks import CheckCache, CorpusState, check_golden, check_run
 from .config import Config, QrelsBinding
 from .corpus import Corpus, CorpusError, load_corpus
 from .files import read_text, resolve
 from .findings import Finding, Severity, finding
+from .globs import expand, has_magic
 from .incremental import EntryEdit, reparse
 from .indexes import IndexCache
 from .kinds import FileKind, kind_of, parse_as
@@ -77,6 +79,9 @@ class QrelsContext:
     corpus: CorpusState
     run_paths: list[Path]
     run_matches: dict[str, list[Path]] = field(default_factory=dict)  # each pattern's files
+    # A pattern refused (True) or cut short (False) by the boundary and the glob limits, and why.
+    run_problems: dict[str, tuple[bool, str]] = field(default_factory=dict)
+    outside: list[str] = field(default_factory=list)  # refusals of paths out of the boundary
     grades: dict[str, dict[str, int]] = field(default_factory=dict)  # qid -> doc -> grade, once
     unanswerable: set[str] = field(default_factory=set)
     grades_since: Since | None = None  # how ``grades`` was made from the last ones, if it was
@@ -145,12 +150,17 @@ def _disk_reader(path: Path) -> tuple[str | None, str | None]:
 
 
 class Project:
+    """Files read through ``read`` and only inside ``boundary`` (see :mod:`.boundary`): a path
+    in a golden set, a run or the configuration that leads out of it is refused, with a finding
+    (QR112) where it is written."""
+
     def __init__(
         self,
         config: Config,
         read: Reader = _disk_reader,
         progress: Progress | None = None,
         *,
+        boundary: Boundary,
         lens_metrics: bool = False,
         indexes: IndexCache | None = None,
         build_indexes: bool = False,
@@ -167,7 +177,8 @@ class Project:
         self._scores: dict[tuple[Path, Path | None], ScoreCache] = {}
         self._rankings: dict[Path, tuple[Run, dict[str, list[str]]]] = {}
         self._fast_runs: dict[Path, tuple[str, dict[str, list[str]]]] = {}
-        self.read = read
+        self._reader = read
+        self.boundary = boundary
         self.progress = progress
         self._parsed: dict[Path, tuple[str, Qrels | Run]] = {}
         self._corpora: dict[Path, Corpus | CorpusError] = {}
@@ -175,6 +186,12 @@ class Project:
         self._golden_files: list[Path] | None = None
         self._edits: dict[Path, tuple[Qrels, EntryEdit]] = {}
         self._judged: dict[Path, _Judged] = {}
+
+    def read(self, path: Path) -> tuple[str | None, str | None]:
+        """A file's text through the reader, or why not; nothing outside the boundary."""
+        if not self.boundary.allows(path):
+            return None, self.boundary.refusal(path)
+        return self._reader(path)
 
     # -- caches -------------------------------------------------------------------------------
     def forget(self, path: Path) -> None:
@@ -250,6 +267,8 @@ class Project:
         return kind, text, self.parsed(path, kind, text), None
 
     def corpus(self, path: Path) -> Corpus | CorpusError:
+        if not self.boundary.allows(path):
+            return CorpusError(self.boundary.refusal(path))
         path = resolve(path)
         if path not in self._corpora:
             progress = self.progress
@@ -281,25 +300,35 @@ class Project:
         return next((b for b in self.config.qrels if b.path == resolved), None)
 
     def golden_files(self) -> list[Path]:
-        """Golden sets under the config root (for a run that names none)."""
+        """Golden sets under the config root (for a run that names none), in the boundary."""
         if self._golden_files is None:
             root = self.config.root
             found: list[Path] = []
             if root is not None:
                 for pattern in self.config.golden:
-                    found.extend(Path(p) for p in glob.glob(str(root / pattern), recursive=True))
-            found.extend(b.path for b in self.config.qrels)
+                    found.extend(expand(root, pattern, self.boundary).paths)
+            found.extend(b.path for b in self.config.qrels if self.boundary.allows(b.path))
             self._golden_files = sorted({resolve(p) for p in found})
         return self._golden_files
 
     def context(self, path: Path, kind: FileKind, qrels: Qrels) -> QrelsContext:
         folder = resolve(path).parent
         binding = self.binding(path)
+        outside: list[str] = []
         corpus_path: Path | None = None
         if qrels.corpus is not None:
-            corpus_path = resolve(folder / qrels.corpus.value)
+            corpus_path = folder / qrels.corpus.value
         elif binding is not None and binding.corpus is not None:
             corpus_path = binding.corpus
+        corpus: CorpusState = None
+        if corpus_path is not None:
+            resolved = self.boundary.resolve(corpus_path)
+            if resolved is not None:
+                corpus_path = resolved
+                corpus = self.corpus(corpus_path)
+            else:  # said once, as QR112 where the path is written; no corpus checks then
+                outside.append(self.boundary.refusal(corpus_path))
+                corpus_path = _lexical(corpus_path)  # for messages: never looked at
         k = qrels.k or (binding.k if binding else None) or self.config.k
         level = (
             qrels.relevance_level
@@ -307,10 +336,15 @@ class Project:
             else self.config.relevance_level
         )
         if binding is not None and binding.topics is not None:
-            _attach_topics(qrels, self.topics(binding.topics))
+            if self.boundary.allows(binding.topics):
+                _attach_topics(qrels, self.topics(binding.topics))
+            else:
+                outside.append(self.boundary.refusal(binding.topics))
         patterns = [r.value for r in qrels.runs] or list(binding.runs if binding else ())
         base = folder if qrels.runs else (self.config.root or folder)
-        matches = {p: _expand(base, [p]) for p in patterns}  # each glob once per analysis
+        expansions = {p: expand(base, p, self.boundary) for p in patterns}  # once per analysis
+        matches = {p: e.paths for p, e in expansions.items()}
+        problems = {p: (e.refused, e.problem) for p, e in expansions.items() if e.problem}
         metrics = [parse_metric(m) for m in self.config.metrics] or default_metrics(k)
         if self.lens_metrics:
             metrics += [m for m in (Metric("recall", k), Metric("mrr")) if m not in metrics]
@@ -323,9 +357,11 @@ class Project:
             level=level,
             metrics=metrics,
             corpus_path=corpus_path,
-            corpus=self.corpus(corpus_path) if corpus_path is not None else None,
+            corpus=corpus,
             run_paths=_union(matches.values()),
             run_matches=matches,
+            run_problems=problems,
+            outside=outside,
             grades=judged.grades,
             unanswerable=judged.unanswerable,
             grades_since=judged.since,
@@ -335,22 +371,25 @@ class Project:
         """The golden set a run answers: its ``qrels:``, the config, or a golden set listing it."""
         resolved = resolve(run_path)
         if run.qrels is not None:
-            target = resolve(resolved.parent / run.qrels.value)
+            target = self.boundary.resolve(resolved.parent / run.qrels.value)
+            if target is None:
+                return None, self.boundary.refusal(run.qrels.value)
             if not target.is_file() and self.read(target)[0] is None:
                 return None, f"`qrels: {run.qrels.value}` does not exist (looked for {target})."
             return target, None
         for binding in self.config.qrels:
-            if any(
-                p == resolved
-                for p in _expand(self.config.root or binding.path.parent, list(binding.runs))
-            ):
+            if not self.boundary.allows(binding.path):
+                continue
+            base = self.config.root or binding.path.parent
+            if any(resolved in expand(base, p, self.boundary).paths for p in binding.runs):
                 return binding.path, None
         for golden in self.golden_files():
             kind, _text, model, _error = self.load(golden)
             if kind is None or not isinstance(model, Qrels):
                 continue
-            patterns = [r.value for r in model.runs]
-            if resolved in _expand(golden.parent, patterns):
+            if any(
+                resolved in expand(golden.parent, r.value, self.boundary).paths for r in model.runs
+            ):
                 return golden, None
         return None, None
 
@@ -463,20 +502,30 @@ class Project:
                 base = self.baseline(own, build=self.build_indexes)
                 if base is not None:
                     runs.append(base)
+            found += _outside(own, model)
             for ref in model.runs:
                 hits = own.run_matches.get(ref.value, [])
-                if not hits:
+                problem = own.run_problems.get(ref.value)
+                if problem is not None:
+                    code = "QR112" if problem[0] else "QR111"
+                    found.append(finding(code, ref.span, f"`{ref.value}`: {problem[1]}."))
+                elif not hits:
                     found.append(finding("QR111", ref.span, f"No run file matches `{ref.value}`."))
                 found += _unscored(ref.value, ref.span, [r for r in runs if r.path in hits])
             found += _replacement_characters(text)
             return Analysis(path, kind, text, self._suppress(found, text), model, own, runs, edit)
         golden_path, reason = self.golden_of(path, model)
+        found = list(model.findings)
+        if golden_path is None and model.qrels is not None and reason is not None:
+            target = resolve(path).parent / model.qrels.value
+            if not self.boundary.allows(target):  # said as QR112, not as an unbound run
+                found.append(finding("QR112", model.qrels.span, f"`qrels:` {reason}."))
+                reason = "This run's golden set is outside the workspace, so it is not scored."
         ctx: QrelsContext | None = None
         if golden_path is not None:
             gkind, _gtext, gmodel, _gerr = self.load(golden_path)
             if gkind is not None and isinstance(gmodel, Qrels):
                 ctx = self.context(golden_path, gkind, gmodel)
-        found = list(model.findings)
         found += check_run(
             model,
             ctx.qrels if ctx else None,
@@ -491,7 +540,30 @@ class Project:
 
     def _suppress(self, found: list[Finding], text: str) -> list[Finding]:
         kept = apply_suppressions(found, text, self.config.ignore)
-        return sorted(kept, key=lambda f: (f.span.start, f.code))
+        return _capped(sorted(kept, key=lambda f: (f.span.start, f.code)))
+
+
+MAX_FINDINGS = 10_000
+"""Findings reported per file: a hundred thousand squiggles help nobody, and each costs the
+editor (a diagnostic) and a CI log (a line)."""
+
+
+def _capped(found: list[Finding]) -> list[Finding]:
+    """The first :data:`MAX_FINDINGS` findings, errors first, and one that counts the rest."""
+    if len(found) <= MAX_FINDINGS:
+        return found
+    by_severity = sorted(range(len(found)), key=lambda i: found[i].severity)
+    keep = sorted(by_severity[:MAX_FINDINGS])
+    rest = len(found) - MAX_FINDINGS
+    first_left = found[min(set(range(len(found))) - set(keep))]
+    summary = finding(
+        "QR006",
+        Span(first_left.span.start, first_left.span.start),
+        f"{rest:,} more findings in this file are not shown (at most {MAX_FINDINGS:,} are); "
+        "fix the ones shown first.",
+        severity=Severity.INFO,
+    )
+    return [*(found[i] for i in keep), summary]
 
 
 def _unscored(pattern: str, span: Span, results: list[RunResult]) -> list[Finding]:
@@ -500,7 +572,7 @@ def _unscored(pattern: str, span: Span, results: list[RunResult]) -> list[Findin
     is not a run (a README beside the runs) is no mistake; naming one outright is."""
     out = []
     for r in results:
-        if r.error is None or (glob.has_magic(pattern) and NOT_A_RUN in r.error):
+        if r.error is None or (has_magic(pattern) and NOT_A_RUN in r.error):
             continue
         out.append(finding("QR111", span, f"`{pattern}`: {r.path.name} is not scored: {r.error}."))
     return out
@@ -535,13 +607,14 @@ def _union(groups: Iterable[list[Path]]) -> list[Path]:
     return list(dict.fromkeys(p for group in groups for p in group))
 
 
-def _expand(base: Path, patterns: list[str]) -> list[Path]:
-    out: list[Path] = []
-    for pattern in patterns:
-        full = pattern if Path(pattern).is_absolute() else str(base / pattern)
-        hits = sorted(glob.glob(full, recursive=True)) if glob.has_magic(pattern) else [full]
-        for hit in hits:
-            p = resolve(Path(hit))
-            if p not in out and (glob.has_magic(pattern) or p.exists()):
-                out.append(p)
-    return out
+def _lexical(path: Path) -> Path | None:
+    """``path`` made absolute without a look at the disk (None for a NUL byte)."""
+    text = str(path)
+    return None if "\0" in text else Path(os.path.abspath(text))
+
+
+def _outside(ctx: QrelsContext, qrels: Qrels) -> list[Finding]:
+    """QR112 for the corpus or topics a golden set (or its ``[[qrels]]``) names outside the
+    boundary: where ``corpus:`` is written, else at the top of the file."""
+    span = qrels.corpus.span if qrels.corpus is not None else Span(0, 0)
+    return [finding("QR112", span, f"{why}.") for why in ctx.outside]

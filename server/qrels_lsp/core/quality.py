@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .corpus import Corpus
+from .escape import md_code
 from .tokens import STOPWORDS, tokenize
 
 CANDIDATES_SHOWN = 5
@@ -124,10 +125,10 @@ def quality_notes(
     lines = []
     candidates = missed_judgments(grades, baseline, level)
     if candidates:
-        shown = ", ".join(f"`{d}`" for d in candidates)
+        shown = ", ".join(md_code(d) for d in candidates)
         lines.append(
             f"**Unjudged, ranked by BM25 above every relevant document** (a missed judgment?): {shown}"
         )
     for miss in miss_reasons(question, grades, baseline, k, level, corpus):
-        lines.append(f"**BM25 misses `{miss.doc_id}` in its top {k}**: {miss.reason}.")
+        lines.append(f"**BM25 misses {md_code(miss.doc_id)} in its top {k}**: {miss.reason}.")
     return lines

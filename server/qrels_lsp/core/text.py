@@ -10,6 +10,7 @@ Line breaks are ``\\n``, ``\\r\\n`` and a lone ``\\r``, as the LSP specification
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,26 +32,39 @@ class Span:
         return Span(self.start + delta, self.end + delta)
 
 
+_BREAK = re.compile(r"\r\n?|\n")
+
+
 def _line_starts(text: str) -> list[int]:
+    """Where each line starts: after ``\\n``, ``\\r\\n`` or a lone ``\\r``. Files whose breaks
+    all end in ``\\n`` (LF, CRLF) are scanned with ``str.find``; the rest with one regex pass, not
+    a character loop (seconds on a 16 MB file)."""
     starts = [0]
-    if "\r" not in text:
+    if "\r" not in text or text.count("\r") == text.count("\r\n"):
+        if len(text) >= _VECTOR_CHARS:
+            return _line_starts_vectorised(text)
         find = text.find
         i = find("\n")
         while i != -1:
             starts.append(i + 1)
             i = find("\n", i + 1)
         return starts
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            starts.append(i + 1)
-        elif c == "\r":
-            if i + 1 < n and text[i + 1] == "\n":
-                i += 1
-            starts.append(i + 1)
-        i += 1
+    starts.extend(m.end() for m in _BREAK.finditer(text))
     return starts
+
+
+_VECTOR_CHARS = 1 << 20
+"""From this size (a megabyte: ten thousand questions) line breaks are found by numpy."""
+
+
+def _line_starts_vectorised(text: str) -> list[int]:
+    """:func:`_line_starts` of a text whose breaks all end in ``\\n``, in one vectorised pass:
+    a Python loop costs about a second per million lines (a hostile 16 MB golden set), this a
+    tenth of it. The code points are compared as UTF-32, so offsets are character offsets."""
+    import numpy as np
+
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return [0, *(np.flatnonzero(codes == 10) + 1).tolist()]
 
 
 class LineIndex:

@@ -14,7 +14,18 @@ from typing import Any
 from .findings import Finding, Fix, Related, TextEdit, finding
 from .model import Ref
 from .text import Span
-from .yamltree import YAlias, YMap, YNode, YScalar, YSeq, describe, key_text, parse_yaml
+from .yamltree import (
+    DEFAULT_LIMITS,
+    YAlias,
+    YamlLimits,
+    YMap,
+    YNode,
+    YScalar,
+    YSeq,
+    describe,
+    key_text,
+    parse_yaml,
+)
 
 
 class ShapeReader:
@@ -104,11 +115,11 @@ class ShapeReader:
 
 
 def read_top(
-    text: str, keys: dict[str, str], what: str
+    text: str, keys: dict[str, str], what: str, limits: YamlLimits = DEFAULT_LIMITS
 ) -> tuple[ShapeReader, dict[str, tuple[YScalar, YNode]] | None]:
     """Parse a YAML file whose root is a mapping with known ``keys``: the reader (holding the
     findings so far) and the root's keys, or None when there is no usable root mapping."""
-    doc = parse_yaml(text)
+    doc = parse_yaml(text, limits)
     p = ShapeReader(text)
     p.findings.extend(doc.findings)
     root = doc.root

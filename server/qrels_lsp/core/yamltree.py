@@ -26,6 +26,28 @@ except AttributeError:  # pragma: no cover - libyaml missing: pure-Python parser
 _resolver = Resolver()
 
 
+@dataclass(frozen=True, slots=True)
+class YamlLimits:
+    """How much of a YAML file is read: a file past a limit stops there, with a finding.
+
+    A tree node costs a few hundred bytes and each entry a golden set or run holds costs more
+    again in checks and scores: these bound what a hostile file (a million one-line questions in
+    16 MB) can make the tool build.
+    """
+
+    max_nodes: int = 2_500_000  # values and keys in the whole file
+    max_items: int = 1_000_000  # entries in one mapping or list
+
+
+DEFAULT_LIMITS = YamlLimits()
+
+
+class _TooLarge(Exception):
+    def __init__(self, at: int, message: str) -> None:
+        self.at = at
+        self.message = message
+
+
 def implicit_type(value: str) -> str:
     """What YAML 1.1 reads an unquoted ``value`` as: int, float, bool, null, str..."""
     tag: str = _resolver.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
@@ -143,7 +165,7 @@ def _events(text: str) -> Iterator[yaml.Event]:
     return yaml.parse(text, Loader=_Loader)  # type: ignore[no-any-return]
 
 
-def parse_yaml(text: str) -> YamlDoc:
+def parse_yaml(text: str, limits: YamlLimits = DEFAULT_LIMITS) -> YamlDoc:
     """Parse the first document of ``text`` into a tree; never raises.
 
     Anchors, aliases and explicit tags are reported (QR002) and left unexpanded and unconstructed.
@@ -151,8 +173,8 @@ def parse_yaml(text: str) -> YamlDoc:
     marks, so the text is parsed without it and every span shifted back over it.
     """
     if text.startswith("\ufeff"):
-        return _shifted(_parse_yaml(text[1:]), 1)
-    return _parse_yaml(text)
+        return _shifted(_parse_yaml(text[1:], limits), 1)
+    return _parse_yaml(text, limits)
 
 
 def _shifted(doc: YamlDoc, delta: int) -> YamlDoc:
@@ -182,21 +204,28 @@ def _reader_error_span(text: str, exc: yaml.YAMLError) -> Span:
     return Span(position, min(position + 1, len(text)))
 
 
-def _parse_yaml(text: str) -> YamlDoc:
+def _parse_yaml(text: str, limits: YamlLimits) -> YamlDoc:
     findings: list[Finding] = []
     stack: list[YMap | YSeq] = []
     pending_key: list[YNode | None] = []
     root: YNode | None = None
     documents = 0
     complete = True
+    nodes = 0
 
     def attach(node: YNode) -> None:
-        nonlocal root
+        nonlocal root, nodes
+        nodes += 1
+        if nodes > limits.max_nodes:
+            raise _TooLarge(node.span.start, f"more than {limits.max_nodes:,} values in the file")
         if not stack:
             if root is None:
                 root = node
             return
         parent = stack[-1]
+        if len(parent.items) >= limits.max_items:
+            what = "entries in one mapping" if isinstance(parent, YMap) else "items in one list"
+            raise _TooLarge(node.span.start, f"more than {limits.max_items:,} {what}")
         if isinstance(parent, YSeq):
             parent.items.append(node)
         elif pending_key[-1] is None:
@@ -259,6 +288,19 @@ def _parse_yaml(text: str) -> YamlDoc:
     except yaml.YAMLError as exc:  # a reader error: located by its position, not a mark
         complete = False
         findings.append(finding("QR001", _reader_error_span(text, exc), f"YAML: {exc}"))
+    except _TooLarge as exc:
+        complete = False
+        at = max(0, min(exc.at, len(text)))
+        findings.append(
+            finding(
+                "QR006",
+                Span(at, at),
+                f"This file has {exc.message}: it is read up to here and the rest is left out. "
+                "Split it, or convert it to TREC (`qrels-lsp convert`), which has no such limit.",
+            )
+        )
+        for open_node in stack:
+            open_node.span = Span(open_node.span.start, max(open_node.span.start, at))
     return YamlDoc(root, findings, complete)
 
 

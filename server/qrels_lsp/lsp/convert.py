@@ -36,8 +36,13 @@ def uri_of(path: Path) -> str:
 
 
 def path_of(uri: str) -> Path | None:
-    fs = to_fs_path(uri)
-    return Path(fs) if fs else None
+    """The file a ``file:`` URI names; None for any other URI, or one no file can have (a NUL
+    byte, ``file:///%00``, which every file operation would raise on)."""
+    try:
+        fs = to_fs_path(uri)
+    except Exception:  # a malformed URI from the client
+        return None
+    return Path(fs) if fs and "\0" not in fs else None
 
 
 class Positions:

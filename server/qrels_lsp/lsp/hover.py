@@ -63,6 +63,8 @@ def hover_text(project: Project, analysis: Analysis, target: Target) -> str | No
         doc = None  # deleted since the corpus was listed; the watcher's reload is on its way
     if isinstance(corpus, CorpusError):
         missing = f"the corpus could not be read ({corpus.message})"
+    elif ctx.outside:
+        missing = "the corpus is outside the workspace, so it is not read"
     elif corpus is None:
         missing = "the golden set names no corpus"
     else:

@@ -162,7 +162,7 @@ def register(server: QrelsServer) -> None:
 
         path = Path(str(args.get("path", "")))
         qid = str(args.get("qid", ""))
-        analysis = await server.session.analysis(uri_of(path))
+        analysis = await server.session.analysis_if_ours(uri_of(path))
         if analysis is None or analysis.context is None:
             return ""
         ctx = analysis.context

@@ -7,16 +7,20 @@ handlers in :func:`create_server`; each converts core results to LSP types and n
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import itertools
 import json
 import logging
+import os
+import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
@@ -26,9 +30,11 @@ from ..core.project import Analysis
 from .convert import Positions, RawJSON, diagnostic, path_of, uri_of
 from .documents import use_indexed_documents
 from .session import Session
+from .transport import run_stdio, serve_socket
 
 log = logging.getLogger(__name__)
 SETTINGS_SECTION = "qrels"
+ALLOWANCE = "allow_outside"
 
 
 class QrelsProtocol(LanguageServerProtocol):
@@ -79,6 +85,36 @@ class QrelsServer(LanguageServer):
         self._progress_state: dict[str, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._crashes = 0
+
+    # -- transport ------------------------------------------------------------------------
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """pygls's stdio server with a framing that survives a broken client (transport.py)."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            run_stdio(self.protocol, self._stop_event, stdin)
+        except BrokenPipeError:
+            log.error("the client is gone; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+    def start_tcp(self, host: str, port: int) -> None:
+        self._stop_event = stop = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await serve_socket(self.protocol, reader, stop)
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+        async def main() -> None:
+            server = await asyncio.start_server(connection, host, port)
+            async with server:
+                await server.serve_forever()
+
+        with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
+            asyncio.run(main())
 
     # -- capabilities ---------------------------------------------------------------------
     def client_supports(self, field: str, default: Any = False) -> Any:
@@ -197,19 +233,18 @@ def _register_lifecycle(server: QrelsServer) -> None:
         root = _root_of(params)
         options = params.initialization_options
         settings = _settings_dict(options)
-        problems = ls.session.configure(root, settings)
+        # The one source of `allow_outside`: the editor's own start-up options (its user
+        # configuration). Settings pulled later may come from the workspace (Emacs answers them
+        # from a project's .dir-locals.el without asking), so they cannot widen what is read.
+        ls.session.allowance = (settings or {}).get(ALLOWANCE)
+        problems = ls.session.configure(root, settings, _folders_of(params))
         ls.pull_diagnostics = bool(
             ls.client_supports("text_document.diagnostic")
             and ls.client_supports("workspace.diagnostics.refresh_support")
         )
         if not ls.pull_diagnostics:
             ls.protocol.fm.features.pop(types.TEXT_DOCUMENT_DIAGNOSTIC, None)
-        for problem in problems:
-            ls.window_show_message(
-                types.ShowMessageParams(
-                    type=types.MessageType.Warning, message=f"qrels-lsp: {problem}"
-                )
-            )
+        _warn_settings(ls, problems)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: QrelsServer, params: types.InitializedParams) -> None:
@@ -224,9 +259,21 @@ def _register_lifecycle(server: QrelsServer) -> None:
     def shutdown(ls: QrelsServer, params: None) -> None:
         ls.session.shutdown()
 
+    @server.feature(types.EXIT)
+    def exit_now(ls: QrelsServer, params: None) -> None:
+        """`exit` ends the process whatever it is doing: an index build or a long analysis
+        holds the worker threads, which would otherwise keep the interpreter from exiting."""
+        code = 0 if ls.protocol._shutdown else 1
+        ls.session.shutdown()
+        try:
+            sys.stdout.flush()
+        finally:
+            os._exit(code)
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: QrelsServer, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
+        ls.session.opened(uri)
         if ls.session.is_ours(uri):
             ls.session.changed(uri)
 
@@ -254,6 +301,13 @@ def _register_lifecycle(server: QrelsServer) -> None:
         path = path_of(uri)
         if path is not None:  # the file on disk is the truth again for its dependents
             ls.session.files_changed([path])
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders_changed(ls: QrelsServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        """pygls has updated its folders: the boundary follows them."""
+        folders = [path_of(uri) for uri in ls.workspace.folders]
+        ls.session.configure(None, None, [f for f in folders if f is not None])
+        ls.session.reanalyse_open()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: QrelsServer, params: types.DidChangeWatchedFilesParams) -> None:
@@ -324,9 +378,19 @@ def _root_of(params: types.InitializeParams) -> Path | None:
         return path_of(params.workspace_folders[0].uri)
     if params.root_uri:
         return path_of(params.root_uri)
-    if params.root_path:
+    if params.root_path and "\0" not in params.root_path:
         return Path(params.root_path)
     return None
+
+
+def _folders_of(params: types.InitializeParams) -> list[Path]:
+    """Every workspace folder (the boundary of what is read), else the root."""
+    folders = [path_of(f.uri) for f in params.workspace_folders or ()]
+    out = [f for f in folders if f is not None]
+    if not out:
+        root = _root_of(params)
+        out = [root] if root is not None else []
+    return out
 
 
 def _settings_dict(value: Any) -> dict[str, Any] | None:
@@ -360,10 +424,28 @@ def _apply_settings(ls: QrelsServer, settings: Any) -> None:
         )
         settings = {}
     settings = {k: v for k, v in settings.items() if v is not None}
-    for problem in ls.session.configure(None, settings):
-        ls.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Warning, message=f"qrels-lsp: {problem}")
+    problems = []
+    if settings.pop(ALLOWANCE, ls.session.allowance) != ls.session.allowance:
+        problems.append(
+            f"`{ALLOWANCE}` is read once, from the editor's start-up options "
+            "(initializationOptions): restart the server to change it."
         )
+    if ls.session.allowance is not None:
+        settings[ALLOWANCE] = ls.session.allowance
+    _warn_settings(ls, problems + ls.session.configure(None, settings))
+
+
+MAX_PROBLEMS_SHOWN = 5
+
+
+def _warn_settings(ls: QrelsServer, problems: list[str]) -> None:
+    """One pop-up for every problem in the settings, however many keys a client sent."""
+    if not problems:
+        return
+    shown = problems[:MAX_PROBLEMS_SHOWN]
+    more = len(problems) - len(shown)
+    text = "qrels-lsp: " + " ".join(shown) + (f" ({more:,} more problems.)" if more else "")
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
 
 
 def _publish_config_findings(ls: QrelsServer) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..core.boundary import Boundary
 from ..core.config import Config, config_from_mapping, load_config
 from ..core.files import read_text
 from ..core.indexes import IndexCache
@@ -53,8 +54,10 @@ class Session:
     def __init__(self, server: QrelsServer) -> None:
         self.server = server
         self.root: Path | None = None
+        self.folders: list[Path] = []  # the workspace folders: what the server may read
         self.file_config = Config()
         self.settings: dict[str, Any] = {}
+        self.allowance: Any = None  # `allow_outside` as the editor started the server with it
         self.config = Config()
         self.indexes = IndexCache()  # BM25 indexes outlive configuration changes
         self.project = self._new_project()
@@ -75,16 +78,24 @@ class Session:
         self.on_close: list[Callable[[str], object]] = []
 
     # -- configuration --------------------------------------------------------------------
-    def configure(self, root: Path | None, settings: dict[str, Any] | None = None) -> list[str]:
+    def configure(
+        self,
+        root: Path | None,
+        settings: dict[str, Any] | None = None,
+        folders: list[Path] | None = None,
+    ) -> list[str]:
         """(Re)build the configuration: the project file, then the editor's settings over it.
 
         Returns messages about invalid settings (they are also kept as findings).
         """
         if root is not None:
             self.root = root
+        if folders is not None:
+            self.folders = folders
         if settings is not None:
             self.settings = settings
-        base = load_config(self.root) if self.root is not None else Config()
+        workspace = self.folders or ([self.root] if self.root is not None else [])
+        base = load_config(self.root, workspace) if self.root is not None else Config()
         self.file_config = base
         merged = (
             config_from_mapping(self.settings, replace(base, findings=()), "")
@@ -99,8 +110,36 @@ class Session:
 
     def _new_project(self) -> Project:
         return Project(
-            self.config, self._read, self._progress, lens_metrics=True, indexes=self.indexes
+            self.config,
+            self._read,
+            self._progress,
+            boundary=self.boundary(),
+            lens_metrics=True,
+            indexes=self.indexes,
         )
+
+    def boundary(self) -> Boundary:
+        """What the server may read: the workspace folders (with none, the folders of the
+        documents the editor opened), widened only by the user's own ``allow_outside``."""
+        roots = list(self.folders) or ([self.root] if self.root is not None else [])
+        if not roots:
+            roots = [p.parent for p in (path_of(u) for u in self._open_uris()) if p is not None]
+        config = self.config
+        return Boundary.of(roots, config.allow_outside, anywhere=config.allow_anywhere)
+
+    def _open_uris(self) -> list[str]:
+        try:
+            return list(self.server.workspace.text_documents)
+        except RuntimeError:  # no workspace before initialize
+            return []
+
+    def opened(self, uri: str) -> None:
+        """A document was opened: with no workspace folder, its folder joins the boundary."""
+        if self.folders or self.root is not None:
+            return
+        path = path_of(uri)
+        if path is not None and not self.project.boundary.allows(path.parent):
+            self.project.boundary = self.project.boundary.widened([path.parent])
 
     # -- documents ------------------------------------------------------------------------
     def _read(self, path: Path) -> tuple[str | None, str | None]:
@@ -135,6 +174,8 @@ class Session:
         path = path_of(uri)
         if path is None:
             return False
+        if uri not in self._open_uris() and not self.project.boundary.allows(path):
+            return False  # a file the editor did not open, outside: not even looked at
         if kind_by_name(path, self.config) is not None:
             return True
         snapshot = self.snapshots.get(uri)

@@ -1,0 +1,256 @@
+"""Reading JSON-RPC from the client, so that a broken or hostile client cannot wedge the server.
+
+pygls's own loop trusts the stream: a ``Content-Length`` larger than the body swallows every
+message after it (the server then never answers again, not even ``shutdown``); one that is not a
+number leaves it waiting; a request whose parameters fail to convert (a negative position, a
+string for a number, an integer past 2^31) is reported in a pop-up but never answered, so the
+client waits on it forever.
+
+Here the stream is framed by :class:`Framer`, which resynchronises on the next header it sees
+(a header cannot occur inside a valid JSON body: it would need a raw line break, which JSON
+strings cannot hold), and each body is answered per JSON-RPC: a parse error, an invalid request or
+invalid parameters get an error response with the request's id (or null), never silence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from cattrs.errors import ClassValidationError
+from lsprotocol.types import ResponseError, ResponseErrorMessage
+from pygls.protocol import JsonRPCProtocol
+from pygls.protocol.json_rpc import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+"""A message this large is no editor's (a 64 MB buffer encodes to well under it)."""
+MAX_HEADER_BYTES = 8192
+_HEADER = re.compile(rb"Content-Length:[ \t]*(\d{1,12})[ \t]*\r\n", re.IGNORECASE)
+_HEADER_TAIL = len(b"Content-Length: 123456789012 \r\n")
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """Bytes that were not a message, and why (logged; there is no request to answer)."""
+
+    size: int
+    why: str
+
+
+class Framer:
+    """Splits a byte stream into message bodies, resynchronising after garbage or a wrong
+    ``Content-Length``. Each byte is scanned for a header at most a few times, however the
+    stream is cut into chunks."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._scanned = 0  # bytes of the pending body already known to hold no header
+
+    def feed(self, data: bytes) -> list[bytes | Skipped]:
+        self._buf += data
+        out: list[bytes | Skipped] = []
+        while True:
+            item = self._next()
+            if item is None:
+                return out
+            out.append(item)
+
+    def _next(self) -> bytes | Skipped | None:
+        buf = self._buf
+        m = _HEADER.search(buf)
+        if m is None:
+            keep = min(len(buf), _HEADER_TAIL)  # a header may be arriving cut in two
+            if len(buf) > keep:
+                dropped = len(buf) - keep
+                del buf[:dropped]
+                return Skipped(dropped, "not a message (no Content-Length header)")
+            return None
+        if m.start() > 0:
+            head = bytes(buf[: m.start()])
+            del buf[: m.start()]
+            if head.lower().startswith(b"content-type:") and head.endswith(b"\r\n"):
+                return self._next()  # a header before Content-Length: allowed
+            return Skipped(len(head), "not a message (bytes before a header)")
+        end = buf.find(b"\r\n\r\n", m.start())
+        if end == -1 or end > MAX_HEADER_BYTES:
+            if end == -1 and len(buf) <= MAX_HEADER_BYTES:
+                return None
+            del buf[: m.end()]
+            return Skipped(m.end(), "a header block without its blank line")
+        again = _HEADER.search(buf, m.end(), end + 2)
+        if again is not None:  # a header left without its blank line, then the real one
+            del buf[: again.start()]
+            return Skipped(again.start(), "a header block without its blank line")
+        start = end + 4
+        length = int(m.group(1))
+        if length > MAX_MESSAGE_BYTES:
+            del buf[:start]
+            self._scanned = 0
+            return Skipped(start, f"Content-Length {length:,} is more than a message may be")
+        scan_from = max(start, start + self._scanned - _HEADER_TAIL)
+        within = _HEADER.search(buf, scan_from, min(len(buf), start + length))
+        if within is not None:  # the declared length runs into the next message: it was wrong
+            del buf[: within.start()]
+            self._scanned = 0
+            return Skipped(within.start(), f"Content-Length {length} was wrong (a header inside)")
+        if len(buf) < start + length:
+            self._scanned = len(buf) - start
+            return None
+        body = bytes(buf[start : start + length])
+        del buf[: start + length]
+        self._scanned = 0
+        return body
+
+
+def _error(protocol: JsonRPCProtocol, msg_id: Any, code: int, message: str) -> None:
+    if _valid_id(msg_id):
+        protocol._send_response(msg_id, None, ResponseError(code=code, message=message))
+        return
+    # No id to answer (unparsable JSON, an id of the wrong type): JSON-RPC's `"id": null`,
+    # which lsprotocol's converter would leave out.
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    ).encode()
+    if protocol.writer is not None:
+        protocol.writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+
+def _valid_id(msg_id: object) -> bool:
+    return isinstance(msg_id, (int, str)) and not isinstance(msg_id, bool)
+
+
+def dispatch(protocol: JsonRPCProtocol, body: bytes) -> None:
+    """Handle one message body; anything wrong with it is answered, not dropped."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        _error(protocol, None, PARSE_ERROR, f"Parse error: {exc}")
+        return
+    if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
+        msg_id = data.get("id") if isinstance(data, dict) else None
+        _error(protocol, msg_id, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message")
+        return
+    if "id" in data and not _valid_id(data["id"]):
+        _error(protocol, None, INVALID_REQUEST, "Invalid request: an id must be a number or text")
+        return
+    is_request = "id" in data and "method" in data
+    if is_request and getattr(protocol, "_shutdown", False) and data.get("method") != "exit":
+        _error(protocol, data["id"], INVALID_REQUEST, "The server is shutting down.")
+        return
+    try:
+        message = _structure(protocol, data)
+    except (ClassValidationError, TypeError, ValueError, KeyError):
+        if is_request:
+            method = str(data.get("method"))[:100]
+            _error(protocol, data["id"], INVALID_PARAMS, f"Invalid params for {method}")
+        else:
+            log.warning("dropped a malformed %s message", str(data.get("method"))[:100])
+        return
+    except Exception as exc:  # a converter bug must not end the server
+        if is_request:
+            _error(protocol, data.get("id"), INTERNAL_ERROR, f"Cannot read the request: {exc}")
+        return
+    protocol.handle_message(message)
+
+
+def _structure(protocol: JsonRPCProtocol, data: dict[str, Any]) -> Any:
+    """The message as lsprotocol's type for its method (pygls's ``structure_message``, without
+    its logging of a traceback for every malformed message: here that is an answer, not a bug)."""
+    method = data.get("method")
+    if "id" in data:
+        if "error" in data:
+            kind: Any = ResponseErrorMessage
+        elif method is not None:
+            kind = protocol.get_message_type(method) or JsonRPCRequestMessage
+        else:
+            kind = protocol._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+    else:
+        kind = protocol.get_message_type(str(method or "")) or JsonRPCNotification
+    return protocol._converter.structure(data, kind)
+
+
+async def serve(
+    protocol: JsonRPCProtocol, chunks: asyncio.Queue[bytes], stop: threading.Event
+) -> None:
+    """Feed chunks from ``chunks`` (empty bytes: the stream ended) through framing and dispatch."""
+    framer = Framer()
+    while not stop.is_set():
+        data = await chunks.get()
+        if not data:
+            return
+        for item in framer.feed(data):
+            if isinstance(item, Skipped):
+                log.error("skipped %d bytes from the client: %s", item.size, item.why)
+            else:
+                dispatch(protocol, item)
+
+
+def read_in_thread(
+    stream: BinaryIO, loop: asyncio.AbstractEventLoop, put: Callable[[bytes], None]
+) -> threading.Thread:
+    """Read ``stream`` on a daemon thread (it never holds up the process's exit)."""
+
+    def run() -> None:
+        read = getattr(stream, "read1", stream.read)
+        while True:
+            try:
+                data = read(65536)
+            except (OSError, ValueError):
+                data = b""
+            loop.call_soon_threadsafe(put, data)
+            if not data:
+                return
+
+    thread = threading.Thread(target=run, name="qrels-stdin", daemon=True)
+    thread.start()
+    return thread
+
+
+def run_stdio(protocol: JsonRPCProtocol, stop: threading.Event, stdin: BinaryIO | None) -> None:
+    """The server's stdio loop (see :func:`serve`)."""
+    source = stdin or sys.stdin.buffer
+
+    async def main() -> None:
+        queue: asyncio.Queue[bytes] = asyncio.Queue()
+        read_in_thread(source, asyncio.get_running_loop(), queue.put_nowait)
+        await serve(protocol, queue, stop)
+
+    asyncio.run(main())
+
+
+async def serve_socket(
+    protocol: JsonRPCProtocol, reader: asyncio.StreamReader, stop: threading.Event
+) -> None:
+    """The same loop over a TCP connection."""
+    queue: asyncio.Queue[bytes] = asyncio.Queue()
+
+    async def pump() -> None:
+        while True:
+            data = await reader.read(65536)
+            queue.put_nowait(data)
+            if not data:
+                return
+
+    task = asyncio.ensure_future(pump())
+    try:
+        await serve(protocol, queue, stop)
+    finally:
+        task.cancel()

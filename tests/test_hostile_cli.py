@@ -1,0 +1,325 @@
+"""The command line on a hostile repository, as CI runs it on a pull request: the real CLI in a
+subprocess with its working directory in the checkout, held to 5 s and 1 GB (tests/bounded.py).
+
+Each test plants what an attacker controls (paths, globs, symlinks, file names, ids, questions,
+the configuration) and asserts what was refused, that nothing from outside the checkout reached
+the output, and that no output line can be read by GitHub's runner as a workflow command.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bounded import CLI, run_bounded
+from conftest import EXAMPLES
+
+SECRETS = ("root:x:0:0", "BEGIN OPENSSH PRIVATE KEY", "ghp_leakedtoken0123456789")
+# What GitHub's runner would take for a command: `::name` after leading whitespace, or the old
+# `##[name]` form anywhere on a line.
+COMMAND = re.compile(r"^\s*::|##\[")
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    """(checkout, outside, env): a copy of the demo as the repository under test, a folder
+    outside it holding secrets, and an environment whose cache is in tmp_path."""
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLES, repo)
+    out = tmp_path / "outside"
+    (out / "corpus").mkdir(parents=True)
+    (out / "corpus" / "passwd").write_text(SECRETS[0] + ":/root:/bin/sh\n")
+    (out / "corpus" / "id_rsa").write_text(f"-----{SECRETS[1]}-----\n")
+    (out / "corpus" / SECRETS[2]).write_text("token\n")
+    (out / "stolen.run.yaml").write_text("results:\n  q1: [passwd]\n")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    return repo, out, env
+
+
+def cli(repo: Path, env: dict[str, str], *args: str | Path):  # type: ignore[no-untyped-def]
+    return run_bounded([*CLI, *args], cwd=repo, env=env)
+
+
+def no_leak(*texts: str) -> None:
+    for text in texts:
+        for secret in (*SECRETS, "passwd", "id_rsa"):
+            assert secret not in text, f"{secret!r} from outside the checkout reached the output"
+
+
+def no_commands(text: str, allowed: tuple[str, ...] = ()) -> None:
+    for line in text.splitlines():
+        if line.startswith(allowed) and allowed:
+            continue
+        assert not COMMAND.search(line), f"a line GitHub would run as a command: {line!r}"
+
+
+def test_paths_out_of_the_checkout_are_refused_in_ci(
+    world: tuple[Path, Path, dict[str, str]],
+) -> None:
+    repo, out, env = world
+    (repo / "corpus-link").symlink_to(out / "corpus", target_is_directory=True)
+    attacks = {
+        "abs.qrels.yaml": f"corpus: {out}/corpus\nruns: ['{out}/*.yaml']\n",
+        "up.qrels.yaml": "corpus: ../outside/corpus\nruns: ['../../**/*.run.yaml']\n",
+        "link.qrels.yaml": "corpus: corpus-link\nruns: ['/**/**/**/*']\n",
+        "root.qrels.yaml": "corpus: /\nruns: ['/etc/*']\n",
+    }
+    for name, head in attacks.items():
+        (repo / name).write_text(
+            head + "queries:\n  q1:\n    question: reset\n    relevant: [passwd, pssswd]\n"
+        )
+    r = cli(repo, env, "check", ".", "--format", "github")
+    assert r.returncode == 1
+    no_leak(r.stdout, r.stderr)
+    no_commands(r.stdout, ("::error ", "::warning ", "::notice "))
+    refused = [line for line in r.stdout.splitlines() if "title=QR112::" in line]
+    assert len(refused) == 8, r.stdout  # each corpus and each runs entry, where written
+    for name in attacks:
+        assert any(
+            f"file={name}%2C" in line or f"file=./{name}" in line or name in line
+            for line in refused
+        )
+    # The user's own flag lets the same checkout read outside it (here: the secret corpus).
+    r = cli(repo, env, "score", "abs.qrels.yaml", "--allow-outside", "--format", "json")
+    assert r.returncode == 0 and '"passwd"' not in r.stdout  # scored, ids not printed
+
+
+def test_a_checkout_config_cannot_allow_itself_outside(
+    world: tuple[Path, Path, dict[str, str]],
+) -> None:
+    repo, out, env = world
+    (repo / "qrels-lsp.toml").write_text("allow_outside = true\nk = 3\n")
+    (repo / "x.qrels.yaml").write_text(f"corpus: {out}/corpus\nqueries:\n  q:\n    relevant: [a]\n")
+    r = cli(repo, env, "check", "x.qrels.yaml", "qrels-lsp.toml")
+    assert "QR112" in r.stdout and "QR401" in r.stdout
+    assert "inside the workspace cannot widen" in r.stdout
+    no_leak(r.stdout, r.stderr)
+    # The user's own file, outside the checkout, may: it is named on the command line.
+    mine = out.parent / "mine.toml"
+    mine.write_text(f'allow_outside = ["{out}"]\n')
+    r = cli(repo, env, "check", "x.qrels.yaml", "--config", mine)
+    assert "QR112" not in r.stdout
+
+
+HOSTILE_IDS = [
+    "::add-mask::secret",
+    "a\n::error file=x::forged",
+    "::stop-commands::pause",
+    "  ::set-output name=x::y",
+    "100% done",
+    "x##[error]old-style",
+    "tab\there",
+    "rtl\u202eevil",
+    "\u2028sep",
+]
+
+
+def hostile_golden(repo: Path) -> Path:
+    lines = ["corpus: corpus/", "runs: [runs/*.run.yaml]", "queries:"]
+    for i, qid in enumerate(HOSTILE_IDS):
+        quoted = (
+            qid.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+        )
+        lines.append(f'  "{quoted}":')
+        lines.append(f'    question: "::warning::question {i}\\n::error::injected"')
+        lines.append(f'    relevant: ["::add-mask::{i}", "kb/factory-reset.md"]')
+    path = repo / "evil.qrels.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    run = repo / "runs" / "evil.run.yaml"
+    results = "".join(
+        f'  "{q.replace(chr(10), chr(92) + "n").replace(chr(9), chr(92) + "t")}": ["::add-mask::{i}"]\n'
+        for i, q in enumerate(HOSTILE_IDS)
+    )
+    run.write_text('name: "::error::run"\nresults:\n' + results)
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["text", "github", "json"])
+def test_check_output_cannot_inject_workflow_commands(
+    world: tuple[Path, Path, dict[str, str]], fmt: str
+) -> None:
+    repo, _out, env = world
+    hostile_golden(repo)
+    # A file name an attacker chose: a newline and a forged command in it, a comma for a property.
+    weird = repo / "::error file=x,line=1::forged\nname,title=QR000.qrels.yaml"
+    weird.write_text("queries:\n  q:\n    question: x\n")
+    r = cli(repo, env, "check", ".", "--format", fmt)
+    assert r.returncode == 1
+    allowed = ("::error ", "::warning ", "::notice ") if fmt == "github" else ()
+    no_commands(r.stdout, allowed)
+    no_commands(r.stderr)
+    if fmt == "github":
+        for line in r.stdout.splitlines():
+            props = line.split("::")[1].split(" ", 1)[1]
+            for prop in props.split(","):
+                name, _, value = prop.partition("=")
+                assert name in ("file", "line", "col", "endLine", "endColumn", "title"), line
+                assert ":" not in value and "\n" not in value and "\r" not in value
+        assert "error file=x%2Cline=1%3A%3Aforged\\x0aname%2Ctitle=QR000" in r.stdout
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "trec", "json"])
+def test_score_output_cannot_inject(world: tuple[Path, Path, dict[str, str]], fmt: str) -> None:
+    repo, _out, env = world
+    golden = hostile_golden(repo)
+    r = cli(repo, env, "score", golden, repo / "runs" / "evil.run.yaml", "--format", fmt)
+    assert r.returncode == 0, r.stderr
+    no_commands(r.stdout)
+    no_commands(r.stderr)
+    if fmt == "markdown":
+        assert "<" not in r.stdout.replace("&lt;", "")
+        assert not re.search(r"(?<!\\)\]\(", r.stdout)  # no link syntax survives
+
+
+def test_yaml_bombs_are_cut_short(world: tuple[Path, Path, dict[str, str]]) -> None:
+    repo, _out, env = world
+    many = repo / "many.qrels.yaml"
+    with many.open("w") as f:  # 16 MB: 1.19 M one-line questions
+        f.write("queries:\n")
+        f.writelines(f"  q{i}: {{}}\n" for i in range(1_190_000))
+    dup = repo / "dup.qrels.yaml"
+    with dup.open("w") as f:  # 3 MB: one id a million times
+        f.write("queries:\n")
+        f.writelines("  q: {}\n" for _ in range(400_000))
+    for path, needle in ((many, "more than 50,000 entries"), (dup, "more findings in this file")):
+        r = cli(repo, env, "check", path, "--format", "json")
+        assert r.returncode == 1
+        assert needle in r.stdout, r.stdout[-2000:]
+
+
+def test_config_bombs(world: tuple[Path, Path, dict[str, str]]) -> None:
+    repo, out, env = world
+    big = out / "big.toml"
+    with big.open("wb") as f:
+        f.truncate(2 << 30)
+    (repo / "qrels-lsp.toml").symlink_to(big)
+    r = cli(repo, env, "check", ".")
+    assert "larger than 1 MiB" in r.stdout
+    (repo / "qrels-lsp.toml").unlink()
+    (repo / "qrels-lsp.toml").write_text("".join(f"k{i} = 1\n" for i in range(50_000)))
+    r = cli(repo, env, "check", ".")
+    assert r.stdout.count("QR402") == 21
+
+
+def test_nul_bytes_in_paths_never_crash(world: tuple[Path, Path, dict[str, str]]) -> None:
+    repo, _out, env = world
+    (repo / "nul.qrels.yaml").write_text(
+        'corpus: "corpus\\0/"\nruns: ["x\\0.trec"]\nqueries:\n  q:\n    question: x\n'
+        "    relevant: [a]\n"
+    )
+    (repo / "runs" / "nul.run.yaml").write_text(
+        'qrels: "../nul\\0.qrels.yaml"\nresults:\n  q: [a]\n'
+    )
+    (repo / "qrels-lsp.toml").write_text(
+        '[[qrels]]\npath = "q\\u0000rels.txt"\ntopics = "t\\u0000"\nruns = ["\\u0000"]\n'
+        'golden = ["\\u0000*.yaml"]\n'
+    )
+    r = cli(repo, env, "check", ".", "--format", "json")
+    assert "Traceback" not in r.stderr
+    assert r.stdout.count('"QR112"') >= 3
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+def test_ci_reads_only_the_checkout_the_cache_and_python(
+    world: tuple[Path, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    repo, out, env = world
+    (repo / "corpus-link").symlink_to(out / "corpus", target_is_directory=True)
+    (repo / "evil.qrels.yaml").write_text(
+        f"corpus: corpus-link\nruns: ['{out}/*.yaml', '../outside/stolen.run.yaml']\n"
+        "queries:\n  q1:\n    question: x\n    relevant: [passwd]\n"
+    )
+    trace = tmp_path / "trace"
+    commands = (
+        ["check", ".", "--format", "github"],
+        ["score", "support.qrels.yaml", "--baseline", "bm25", "--format", "json"],
+        ["score", "evil.qrels.yaml", "runs/bm25.run.yaml"],
+    )
+    for args in commands:
+        subprocess.run(
+            [
+                "strace",
+                "-f",
+                "-qq",
+                "-e",
+                "trace=%file,execve,network",
+                "-o",
+                str(trace),
+                *CLI,
+                *args,
+            ],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        touched = _paths_touched(trace.read_text())
+        allowed = [repo, Path(env["XDG_CACHE_HOME"]), *_python_dirs()]
+        strays = [
+            p
+            for p in touched
+            if not _under_any(p, allowed) and not _system(p) and not _config_lookup(p, repo)
+        ]
+        assert not strays, f"{args}: touched outside the checkout: {strays[:10]}"
+        assert not [p for p in touched if _under_any(p, [out]) and not _under_any(p, [repo])]
+
+
+_PATH = re.compile(r'^\d+\s+\w+\((?:AT_FDCWD, |\d+, )?"([^"]+)"', re.M)
+
+
+def _paths_touched(log: str) -> set[Path]:
+    out = set()
+    for m in _PATH.finditer(log):
+        raw = m.group(1)
+        if raw.startswith("/"):
+            out.add(Path(os.path.normpath(raw)))
+    return out
+
+
+def _config_lookup(path: Path, repo: Path) -> bool:
+    """The configuration is looked for in the checkout's folder and above it (a qrels-lsp.toml
+    outside the checkout is the user's own): those names, in those folders, and their folders."""
+    ancestors = [repo, *repo.parents]
+    return path in ancestors or (
+        path.name in ("qrels-lsp.toml", "pyproject.toml") and path.parent in ancestors
+    )
+
+
+def _python_dirs() -> list[Path]:
+    import site
+    import sysconfig
+
+    dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages()}
+    dirs |= {v for k, v in sysconfig.get_paths().items()}
+    dirs.add(str(Path(__file__).resolve().parents[1] / "server"))  # the editable install
+    dirs |= {p for p in sys.path if p}
+    return [Path(d) for d in dirs]
+
+
+def _under_any(path: Path, roots: list[Path]) -> bool:
+    return any(path == r or r in path.parents for r in (Path(os.path.realpath(x)) for x in roots))
+
+
+def _system(path: Path) -> bool:
+    """What the interpreter and the C library open on their own, whatever the input."""
+    text = str(path)
+    if re.fullmatch(r".*/lib/python\d+\.zip", text):  # the interpreter's search for its zip
+        return True
+    return text.startswith(
+        ("/proc/", "/sys/", "/dev/", "/usr/lib", "/lib", "/usr/share/zoneinfo", "/usr/share/locale")
+    ) or text in (
+        "/etc/ld.so.cache",
+        "/etc/localtime",
+        "/etc/ld.so.preload",
+        "/usr/bin/python3",
+        "/usr/bin",
+        "/usr/local/bin",
+        "/",
+        "/tmp",
+    )
