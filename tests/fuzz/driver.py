@@ -94,6 +94,7 @@ class Server:
     command: Sequence[str] = tuple(SERVER)
     env: dict[str, str] | None = None
     init_options: Any = None
+    secret: str | None = None  # text outside the workspace: no answer may hold it
     client: LanguageClient = field(init=False)
     encoding: str = field(init=False, default="utf-16")
     stderr: list[str] = field(init=False, default_factory=list)
@@ -174,6 +175,8 @@ class Server:
                 return Answer(error=exc)
 
         answer = self.run(go(), timeout=timeout + 5)
+        if self.secret is not None and self.secret in repr(answer.result):
+            self.failures.append(f"{method}: the answer holds text from outside the workspace")
         if answer.timed_out:
             self.failures.append(f"{method}: no answer within {timeout} s")
         elif answer.error is not None and answer.code not in EXPECTED_ERRORS:
@@ -259,6 +262,8 @@ class Server:
     def problems(self) -> list[str]:
         out = list(self.failures)
         client = self.client
+        if self.secret is not None and self.secret in repr(dict(client.diagnostics)):
+            out.append("a diagnostic holds text from outside the workspace")
         for m in client.log_messages:
             if m.type == types.MessageType.Error:
                 out.append(f"logged error: {m.message[:2000]}")

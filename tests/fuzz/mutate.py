@@ -54,6 +54,23 @@ YAML_SNIPPETS = [
     "corpus: /dev/zero",
     "corpus: ../../../../etc/passwd",
     "runs: ['**/*']",
+    # Paths out of the workspace (the fuzz workspace has a sibling `outside/` holding a secret,
+    # and `corpus-link` pointing at it) and globs that would walk the disk.
+    "corpus: corpus-link",
+    "corpus: ../outside",
+    "corpus: /",
+    'corpus: "corpus\\0x"',
+    "runs: ['/**/**/**/*']",
+    "runs: ['../outside/*', ../outside/secret.run.yaml]",
+    'runs: ["\\0*"]',
+    "qrels: ../outside/secret.qrels.yaml",
+    # Ids and questions written to start workflow commands or inject Markdown.
+    '"::add-mask::x"',
+    '"::error file=a,line=1::forged"',
+    '"x##[error]y"',
+    '"a\\n::warning::b"',
+    '"`](http://x) <img src=x>"',
+    '"\\u202e"',
     "relevance_level: x",
     ': "2"',
     ": 2.5",
@@ -213,6 +230,11 @@ TOML_SNIPPETS = [
     "\x00",
     "colour = 1\n",
     "relevance_level = true\n",
+    "allow_outside = true\n",
+    'golden = ["/**/*.yaml"]\n',
+    'runs = ["/**/**/*", "../outside/*"]\n',
+    'corpus = "../outside"\n',
+    'path = "\\u0000"\n',
 ]
 TOML_MUTATORS: list[Mutator] = [_char, _line, _snippet(TOML_SNIPPETS), _swap_token, _truncate]
 

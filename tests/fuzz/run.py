@@ -90,11 +90,30 @@ def fuzz_parsers(
             return
 
 
+SECRET = "secret-outside-the-workspace-7f3a"
+"""Written in files beside the workspace: an answer that holds it read outside the boundary."""
+
+
+def _outside(base: Path) -> None:
+    out = base / "outside"
+    if out.exists():
+        return
+    out.mkdir()
+    (out / "doc.md").write_text(f"{SECRET}\n", encoding="utf-8")
+    (out / "secret.run.yaml").write_text(f"results:\n  {SECRET}: [doc.md]\n", encoding="utf-8")
+    (out / "secret.qrels.yaml").write_text(
+        f"queries:\n  {SECRET}:\n    question: {SECRET}\n    relevant: [doc.md]\n",
+        encoding="utf-8",
+    )
+
+
 def _workspace(base: Path) -> Path:
     root = base / "ws"
     if root.exists():
         shutil.rmtree(root)
     shutil.copytree(EXAMPLES, root)
+    _outside(base)
+    (root / "corpus-link").symlink_to(base / "outside", target_is_directory=True)
     (root / "qrels-lsp.toml").write_text(CONFIG, encoding="utf-8")
     (root / "topics.jsonl").write_text(TOPICS, encoding="utf-8")
     for seed in SEEDS:
@@ -127,7 +146,7 @@ def fuzz_server(
         ):
             profile = PROFILES[i % len(PROFILES)]
             root = _workspace(base)
-            server = Server(root, profile)
+            server = Server(root, profile, secret=SECRET)
             tally = tallies.setdefault(f"server:{profile}", Tally())
             try:
                 # A few dozen inputs per server process, so state accumulates across edits.
