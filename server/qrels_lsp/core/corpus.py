@@ -424,9 +424,62 @@ def _parse_tsv(
 
 
 _TREC_DOC = re.compile(r"<DOC>(.*?)(?:</DOC>|(?=<DOC>)|\Z)", re.S | re.I)
-_TREC_DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
+# Only literal tags are searched for: a pattern such as ``<DOCNO>\s*(.*?)\s*</DOCNO>`` backtracks
+# cubically on a document without ``</DOCNO>`` (6 KB of spaces froze the server for minutes), so
+# the tags are found with linear searches and the text between them is stripped in Python.
+_DOCNO_OPEN = re.compile(r"<DOCNO>", re.I)
+_DOCNO_CLOSE = re.compile(r"</DOCNO>", re.I)
+_TITLE_OPEN = re.compile(r"<(TITLE|HEADLINE|HEAD)>", re.I)
 _TREC_TITLE = re.compile(r"<(TITLE|HEADLINE|HEAD)>(.*?)</\1>", re.S | re.I)
 _TAG = re.compile(r"</?[A-Za-z][^>]*>")
+
+
+def _docno(body: str) -> tuple[int, int, int, int] | None:
+    r"""Where ``<DOCNO> id </DOCNO>`` is: (tag start, id start, id end, closing tag end).
+
+    The same as the first match of ``<DOCNO>\s*(.*?)\s*</DOCNO>``: its first ``<DOCNO>`` is the
+    first one that has a ``</DOCNO>`` after it (if the first has none, no later one has), the lazy
+    group ends at the first ``</DOCNO>``, and ``\s`` is what ``str.strip`` strips.
+    """
+    opening = _DOCNO_OPEN.search(body)
+    if opening is None:
+        return None
+    closing = _DOCNO_CLOSE.search(body, opening.end())
+    if closing is None:
+        return None
+    inner = body[opening.end() : closing.start()]
+    start = opening.end() + len(inner) - len(inner.lstrip())
+    return opening.start(), start, start + len(inner.strip()), closing.end()
+
+
+def _title(text: str) -> str | None:
+    """The first ``<TITLE>``/``<HEADLINE>``/``<HEAD>`` section's text, as ``_TREC_TITLE.search``
+    finds it, in linear time.
+
+    The regex alone rescans the rest of the text from every opening tag that is never closed
+    (quadratic in a document of unclosed ``<TITLE>`` tags). An opening whose name failed once
+    fails again later (fewer closings lie after it), so each name is scanned for at most once.
+    """
+    failed: set[str] = set()
+    for opening in _TITLE_OPEN.finditer(text):
+        name = opening.group(1)
+        key = name.lower() if name.isascii() else name  # ASCII names match closings by lower()
+        if key in failed:
+            continue
+        m = _TREC_TITLE.match(text, opening.start())
+        if m is not None:
+            return m.group(2)
+        failed.add(key)
+    return None
+
+
+def _strip_tags(text: str) -> str:
+    """``_TAG.sub(" ", text)`` without rescanning the tail: every tag ends at a ``>``, so after
+    the last ``>`` there is none, and each ``<`` there would otherwise scan to the end."""
+    cut = text.rfind(">") + 1
+    if cut == len(text):
+        return _TAG.sub(" ", text)
+    return _TAG.sub(" ", text[:cut]) + text[cut:]
 
 
 def _parse_trec(
@@ -448,17 +501,17 @@ def _parse_trec(
         line = index.line_of(m.start())
         if not m.group(0).upper().endswith("</DOC>"):
             corpus.problems.append(f"{where}:{line + 1}: <DOC> without </DOC>")
-        no = _TREC_DOCNO.search(body)
-        if no is None or not no.group(1):
+        no = _docno(body)
+        if no is None or no[1] == no[2]:
             corpus.problems.append(f"{where}:{line + 1}: <DOC> without <DOCNO>")
             continue
-        doc_id = no.group(1)
-        id_offset = m.start(1) + no.start(1)
-        id_line, id_col = index.position(id_offset)
-        rest = body[: no.start()] + body[no.end() :]
-        title_m = _TREC_TITLE.search(rest)
-        title = _TAG.sub(" ", title_m.group(2)).strip() if title_m else ""
-        content = _TAG.sub(" ", rest).strip()
+        tag_start, id_start, id_end, tag_end = no
+        doc_id = body[id_start:id_end]
+        id_line, id_col = index.position(m.start(1) + id_start)
+        rest = body[:tag_start] + body[tag_end:]
+        title_text = _title(rest)
+        title = _strip_tags(title_text).strip() if title_text is not None else ""
+        content = _strip_tags(rest).strip()
         doc = Document(
             doc_id,
             title or _first_line_title(content),
