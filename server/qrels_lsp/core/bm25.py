@@ -53,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .corpus import Corpus
-from .tokens import TOKENIZER_VERSION, tokenize
+from .tokens import MAX_TOKENIZED_CHARS, TOKENIZER_VERSION, tokenize
 
 INDEX_FORMAT_VERSION = 1
 K1, B, EPSILON = 1.5, 0.75, 0.25  # rank_bm25.BM25Okapi's defaults
@@ -267,15 +267,26 @@ def build_index(
     progress: Progress | None = None,
     cancel: Cancel | None = None,
 ) -> BM25Index | None:
-    """Index every document's title and text; None if cancelled."""
+    """Index every document's title and text (the first :data:`MAX_TOKENIZED_CHARS` of each,
+    with a problem noted on the corpus for each longer one); None if cancelled."""
     ids = list(corpus.ids)
     docs = (tokenize(_text_of(corpus, doc_id)) for doc_id in ids)
     return _build(ids, docs, progress, cancel, len(ids))
 
 
 def _text_of(corpus: Corpus, doc_id: str) -> str:
-    doc = corpus.get(doc_id)
-    return doc.searchable_text if doc is not None else ""
+    """What is indexed of a document: at most one character more than is tokenized, which
+    tells a document that was cut (noted on the corpus) from one that fits exactly."""
+    doc = corpus.peek(doc_id)
+    if doc is None:
+        return ""
+    text = doc.searchable_prefix(MAX_TOKENIZED_CHARS + 1)
+    if len(text) > MAX_TOKENIZED_CHARS:
+        corpus.note_limit(
+            f"{doc_id}: longer than {MAX_TOKENIZED_CHARS:,} characters; only the first "
+            f"{MAX_TOKENIZED_CHARS:,} are indexed for BM25"
+        )
+    return text
 
 
 # ---------------------------------------------------------------------------------------------
