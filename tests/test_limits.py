@@ -194,8 +194,14 @@ def test_deep_nesting_does_not_overflow(tmp_path: Path) -> None:
         deep = deep / "d"
         deep.mkdir()
     (deep / "bottom.md").write_text("found")
-    corpus = loaded(tmp_path)
-    assert corpus.ids == ["d/" * 1200 + "bottom.md"]
+    try:
+        corpus = loaded(tmp_path)
+        assert corpus.ids == ["d/" * 1200 + "bottom.md"]
+    finally:  # pytest's own clean-up (shutil.rmtree) recurses too: take the tree down here
+        (deep / "bottom.md").unlink()
+        while deep != tmp_path:
+            deep.rmdir()
+            deep = deep.parent
 
 
 def test_describe_mode_is_what_a_fifo_is_called(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from qrels_lsp.core.findings import finding
 from qrels_lsp.core.text import LineIndex, Span
 from qrels_lsp.core.trec import Topic, Topics, parse_trec_topics, sniff_trec_kind
 
-SETTINGS = settings(max_examples=300, deadline=None)
+SETTINGS = settings(max_examples=150, deadline=None)
 VASWANI = SHARED_DATA / "vaswani"
 
 # -- the oracles: the readers as they were ----------------------------------------------------

@@ -26,7 +26,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -34,8 +34,13 @@ from typing import Literal
 from .files import MiB, describe_mode, read_regular
 from .text import LineIndex, Span, decode
 
-DEFAULT_MAX_BYTES = 512 * MiB
-"""Total bytes read for one corpus; a bigger corpus is truncated, with a problem noted."""
+DEFAULT_MAX_BYTES = 100 * MiB
+"""Total bytes read for one corpus; a bigger corpus is truncated, with a problem noted (and
+QR106/QR206 say an id may be in the part not read). Memory is what sets it: loaded and indexed
+for BM25, a corpus of ordinary English costs 4.5 (JSONL), 4.9 (TSV), 5.2 (TREC) and 2.8 (folder)
+bytes per byte read (measured at 128 MiB: peaks of 630-725 MB), and a TREC file whose one
+astral character makes its decoded text four bytes a character costs some 8. At 100 MiB the
+worst stays under 1 GB; at the former 512 MiB a 495 MB corpus had taken 5.6 GB."""
 MAX_WALKED = 100_000
 """Files and folders a folder corpus's walk looks at (hidden and skipped ones included); the
 walk stops there, with a problem noted. 100,000 documents load in about two seconds, and
@@ -306,30 +311,45 @@ def _load_file_into(
     progress: Progress | None,
     cancel: Cancel | None,
 ) -> CorpusError | None:
-    """Parse one multi-document file into ``corpus``; hashing its bytes into ``sha``."""
+    """Parse one multi-document file into ``corpus``; hashing its bytes into ``sha``.
+
+    Memory is what bounds a corpus (see :data:`DEFAULT_MAX_BYTES`), so nothing is held twice:
+    a file cut at the limit is a view of the bytes read, not a copy; JSONL and TSV are decoded
+    line by line (never the whole text: one emoji would make all of it four bytes a character);
+    a TREC file is decoded whole and its bytes are let go before it is parsed.
+    """
     try:
         size = path.stat().st_size
     except OSError as exc:
         return CorpusError(f"cannot access corpus file {path}: {exc.strerror or exc}")
     # A binary file (a disk image, a 2 GB sparse file) is refused from its first bytes, before
-    # up to `limit` (512 MiB) of it is read and decoded for nothing.
+    # up to `limit` of it is read and decoded for nothing.
     head, problem = read_regular(path, 8192)
     if head is not None and b"\0" in head:
         return CorpusError(f"corpus file {path}: a binary file (it holds NUL bytes), not a corpus")
     data, problem = read_regular(path, limit)
     if data is None:
         return CorpusError(f"corpus file {path}: {problem}")
+    end = len(data)
     if size > limit:
-        corpus.problems.append(
-            f"{where}: larger than the {limit // MiB} MiB limit; only the first part was read"
+        corpus.note_limit(
+            f"{where}: larger than the corpus limit of {limit:,} bytes ({limit / MiB:.0f} MiB); "
+            "only the first part was read",
+            partial=True,
         )
-        data = data[: data.rfind(b"\n") + 1]
-    sha.update(where.encode() + b"\0" + str(len(data)).encode() + b"\0")
-    sha.update(data)
-    text, problems = decode(data)
-    corpus.problems.extend(f"{where}: {p}" for p in problems)
-    parse = {"jsonl": _parse_jsonl, "tsv": _parse_tsv, "trec": _parse_trec}[fmt]
-    parse(corpus, text, path, where, progress, cancel)
+        end = data.rfind(b"\n") + 1
+    view = memoryview(data)[:end]
+    sha.update(where.encode() + b"\0" + str(end).encode() + b"\0")
+    sha.update(view)
+    view.release()
+    if fmt == "trec":
+        text, problems = decode(data if end == len(data) else data[:end])
+        del data
+        corpus.problems.extend(f"{where}: {p}" for p in problems)
+        _parse_trec(corpus, text, path, where, progress, cancel)
+        return None
+    lines = _byte_lines(data, end, where, corpus, progress, cancel)
+    (_parse_jsonl if fmt == "jsonl" else _parse_tsv)(corpus, lines, path, where)
     return None
 
 
@@ -338,32 +358,61 @@ def _check(cancel: Cancel | None) -> None:
         raise _Cancelled
 
 
-def _lines(text: str) -> list[str]:
-    """Lines as :class:`LineIndex` counts them (``\\n``, ``\\r\\n`` and a lone ``\\r``)."""
-    if "\r" not in text:
-        return text.split("\n")
-    return re.split(r"\r\n|\r|\n", text)
-
-
 _TICK = 4096  # lines between progress / cancel checks
 
 
-def _parse_jsonl(
-    corpus: Corpus,
-    text: str,
-    path: Path,
+def _byte_lines(
+    data: bytes,
+    end: int,
     where: str,
+    corpus: Corpus,
     progress: Progress | None,
     cancel: Cancel | None,
-) -> None:
-    lines = _lines(text)
-    total = len(lines)
+) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of ``data[:end]``, each decoded on its own.
+
+    The same lines as decoding the whole text and splitting it at ``\\n``, ``\\r\\n`` and a lone
+    ``\\r`` (as :class:`LineIndex` counts them): a line feed is never part of a UTF-8 sequence,
+    so invalid bytes are replaced line by line exactly as in the whole text, and the first is
+    reported at the same byte. A BOM is dropped.
+    """
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    bom = start
+    lineno = 0
+    reported = False
+    while start <= end:
+        stop = data.find(b"\n", start, end)
+        stop = end if stop == -1 else stop
+        raw = data[start:stop]
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if not reported:
+                reported = True
+                corpus.problems.append(
+                    f"{where}: invalid UTF-8 at byte {start - bom + exc.start}; "
+                    "undecodable bytes shown as U+FFFD"
+                )
+            line = raw.decode("utf-8", "replace")
+        if "\r" in line:
+            pieces = (line[:-1] if line.endswith("\r") and stop < end else line).split("\r")
+        else:
+            pieces = [line]
+        for piece in pieces:
+            if lineno % _TICK == 0:
+                _check(cancel)
+                if progress is not None:
+                    progress(start, end)
+            yield lineno, piece
+            lineno += 1
+        start = stop + 1
+    if progress is not None:
+        progress(end, end)
+
+
+def _parse_jsonl(corpus: Corpus, lines: Iterable[tuple[int, str]], path: Path, where: str) -> None:
     loads = json.loads
-    for lineno, line in enumerate(lines):
-        if lineno % _TICK == 0:
-            _check(cancel)
-            if progress is not None:
-                progress(lineno, total)
+    for lineno, line in lines:
         if not line.strip():
             continue
         try:
@@ -390,8 +439,6 @@ def _parse_jsonl(
             _json_id_span(line, doc_id),
         )
         corpus._add(doc_id, doc, f"{where}:{lineno + 1}")
-    if progress is not None:
-        progress(total, total)
 
 
 def _first_value(obj: dict[str, object], keys: tuple[str, ...]) -> object:
@@ -407,7 +454,11 @@ def _json_id_span(line: str, doc_id: str) -> Span | None:
         k = line.find(f'"{key}"')
         if k == -1:
             continue
-        encoded = json.dumps(doc_id, ensure_ascii=False)
+        encoded = (
+            f'"{doc_id}"'  # what json.dumps writes for a plain id, without its cost per line
+            if doc_id.isprintable() and '"' not in doc_id and "\\" not in doc_id
+            else json.dumps(doc_id, ensure_ascii=False)
+        )
         v = line.find(encoded, k + len(key) + 2)
         if v != -1:
             return Span(v + 1, v + len(encoded) - 1)
@@ -417,22 +468,9 @@ def _json_id_span(line: str, doc_id: str) -> Span | None:
     return None
 
 
-def _parse_tsv(
-    corpus: Corpus,
-    text: str,
-    path: Path,
-    where: str,
-    progress: Progress | None,
-    cancel: Cancel | None,
-) -> None:
+def _parse_tsv(corpus: Corpus, lines: Iterable[tuple[int, str]], path: Path, where: str) -> None:
     """``id<TAB>text`` or ``id<TAB>title<TAB>text``; a header naming an id column is skipped."""
-    lines = _lines(text)
-    total = len(lines)
-    for lineno, line in enumerate(lines):
-        if lineno % _TICK == 0:
-            _check(cancel)
-            if progress is not None:
-                progress(lineno, total)
+    for lineno, line in lines:
         if not line.strip():
             continue
         fields = line.split("\t")
@@ -450,8 +488,6 @@ def _parse_tsv(
         title, body = ("", fields[1]) if len(fields) == 2 else (fields[1], "\t".join(fields[2:]))
         doc = Document(doc_id, title, body, path, lineno, Span(start, start + len(doc_id)))
         corpus._add(doc_id, doc, f"{where}:{lineno + 1}")
-    if progress is not None:
-        progress(total, total)
 
 
 _TREC_DOC = re.compile(r"<DOC>(.*?)(?:</DOC>|(?=<DOC>)|\Z)", re.S | re.I)
