@@ -207,3 +207,51 @@ def test_deep_nesting_does_not_overflow(tmp_path: Path) -> None:
 def test_describe_mode_is_what_a_fifo_is_called(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "p")
     assert describe_mode(os.stat(tmp_path / "p")) == "a FIFO"
+
+
+# -- the BM25 disk cache -----------------------------------------------------------------------
+
+
+def test_the_cache_evicts_the_least_recently_used_files(tmp_path: Path) -> None:
+    from qrels_lsp.core.bm25 import _evict
+
+    files = []
+    for i in range(5):
+        path = tmp_path / f"{i}.npz"
+        path.write_bytes(b"x" * 1000)
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))  # 0.npz used longest ago
+        files.append(path)
+    os.utime(files[0], None)  # ...but just used again: it stays
+    stale = tmp_path / ".tmp-crashed.npz"
+    stale.write_bytes(b"x")
+    os.utime(stale, (1_000_000, 1_000_000))
+    _evict(tmp_path, keep=files[4], budget=2500)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0.npz", "4.npz"]
+
+
+def test_an_index_too_big_for_the_cache_is_not_written(tmp_path: Path) -> None:
+    from qrels_lsp.core.bm25 import _write_cache, cache_key
+
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"_id": "a", "text": "some words here"}\n', encoding="utf-8")
+    corpus = loaded(path)
+    index = build_index(corpus)
+    assert index is not None
+    target = tmp_path / "cache" / "i.npz"
+    assert not _write_cache(target, cache_key(corpus), index, limit=100)
+    assert not target.exists()
+    assert _write_cache(target, cache_key(corpus), index)
+    assert target.is_file()
+
+
+def test_a_cached_index_brings_back_what_building_it_noted(tmp_path: Path) -> None:
+    from qrels_lsp.core.bm25 import cache_path, load_or_build
+
+    path = tmp_path / "c.jsonl"
+    path.write_text(f'{{"_id": "long", "text": "{"word " * 210_000}"}}\n', encoding="utf-8")
+    first = loaded(path)
+    assert load_or_build(first, tmp_path / "cache") is not None
+    assert cache_path(first, tmp_path / "cache").is_file() and len(first.limits) == 1
+    again = loaded(path)
+    assert load_or_build(again, tmp_path / "cache") is not None
+    assert again.limits == first.limits

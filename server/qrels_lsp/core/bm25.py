@@ -29,11 +29,14 @@ Top-k ties are broken by document index (corpus order), ascending.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
+import stat
 import tempfile
+import time
 from collections import defaultdict
 
 try:  # the C loop behind Counter(), without Counter's per-call Python overhead
@@ -55,7 +58,7 @@ import numpy.typing as npt
 from .corpus import Corpus
 from .tokens import MAX_TOKENIZED_CHARS, TOKENIZER_VERSION, tokenize
 
-INDEX_FORMAT_VERSION = 1
+INDEX_FORMAT_VERSION = 2  # 2: notes in the meta
 K1, B, EPSILON = 1.5, 0.75, 0.25  # rank_bm25.BM25Okapi's defaults
 
 FloatArray = npt.NDArray[np.float64]
@@ -336,13 +339,67 @@ def load_or_build(
     """
     path = cache_path(corpus, cache_dir)
     key = cache_key(corpus)
-    cached = _read_cache(path, key, corpus.ids)
+    notes: list[str] = []
+    cached = _read_cache(path, key, corpus.ids, notes)
     if cached is not None:
+        for note in notes:  # what building it had noted (documents indexed in part)
+            corpus.note_limit(note)
+        _touch(path)
         return cached
+    known = len(corpus.limits)
     index = build_index(corpus, progress=progress, cancel=cancel)
     if index is not None:
-        _write_cache(path, key, index)
+        _write_cache(path, key, index, corpus.limits[known:])
+        _evict(path.parent, keep=path)
     return index
+
+
+MAX_CACHE_BYTES = 2 * 1024**3
+"""The BM25 disk cache's total size: past it, the least recently used index files are removed
+(each use touches its file). Every corpus ever opened left an index behind, without bound."""
+MAX_INDEX_FILE_BYTES = 512 * 1024**2
+"""An index file bigger than this is not written (a corpus at its 100 MiB limit makes some
+150 MB); the index is then rebuilt each session. A 495 MB corpus had left a 927 MB file."""
+
+
+def _touch(path: Path) -> None:
+    """Mark a cache file as used now, for :func:`_evict` (access times are often not kept)."""
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+def _evict(folder: Path, keep: Path, budget: int = MAX_CACHE_BYTES) -> None:
+    """Remove the least recently used index files until the folder holds at most ``budget``
+    bytes (``keep``, just written, stays), and temporary files a crashed write left behind."""
+    files: list[tuple[float, int, Path]] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    now = time.time()
+    for entry in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        path = Path(entry.path)
+        if entry.name.startswith(".tmp-"):
+            if now - st.st_mtime > 3600:  # a write in progress takes seconds, not an hour
+                path.unlink(missing_ok=True)
+            continue
+        if entry.name.endswith(".npz"):
+            files.append((st.st_mtime, st.st_size, path))
+    total = sum(size for _, size, _ in files)
+    for _, size, path in sorted(files):  # oldest use first
+        if total <= budget:
+            break
+        if path == keep:
+            continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+            total -= size
 
 
 _ARRAYS = {
@@ -354,10 +411,17 @@ _ARRAYS = {
 }
 
 
-def _write_cache(path: Path, key: str, index: BM25Index) -> None:
+def _write_cache(
+    path: Path, key: str, index: BM25Index, notes: Sequence[str] = (), limit: int | None = None
+) -> bool:
+    """Write the index (unless it would pass ``limit`` bytes); whether it was written."""
+    limit = MAX_INDEX_FILE_BYTES if limit is None else limit
     vocab = sorted(index.vocab, key=index.vocab.__getitem__)
-    meta = {"key": key, "doc_ids": index.doc_ids, "vocab": vocab}
+    meta = {"key": key, "doc_ids": index.doc_ids, "vocab": vocab, "notes": list(notes)}
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode(), dtype=np.uint8)
+    size = blob.nbytes + sum(getattr(index, name).nbytes for name in _ARRAYS)
+    if size > limit:
+        return False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
@@ -369,10 +433,14 @@ def _write_cache(path: Path, key: str, index: BM25Index) -> None:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError:
-        pass
+        return False
+    return True
 
 
-def _read_cache(path: Path, key: str, doc_ids: list[str]) -> BM25Index | None:
+def _read_cache(
+    path: Path, key: str, doc_ids: list[str], notes: list[str] | None = None
+) -> BM25Index | None:
+    """The cached index, if it is this corpus's and sound; its notes are added to ``notes``."""
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {name: npz[name] for name in (*_ARRAYS, "meta")}
@@ -380,7 +448,8 @@ def _read_cache(path: Path, key: str, doc_ids: list[str]) -> BM25Index | None:
         if meta.get("key") != key or meta.get("doc_ids") != doc_ids:
             return None
         vocab_list = meta["vocab"]
-        if not all(isinstance(t, str) for t in vocab_list):
+        meta_notes = meta.get("notes", [])
+        if not all(isinstance(t, str) for t in (*vocab_list, *meta_notes)):
             return None
         index = BM25Index(
             doc_ids=doc_ids,
@@ -389,7 +458,11 @@ def _read_cache(path: Path, key: str, doc_ids: list[str]) -> BM25Index | None:
         )
     except Exception:  # any damage means rebuild; a cache never breaks the server
         return None
-    return index if _consistent(index, arrays) else None
+    if not _consistent(index, arrays):
+        return None
+    if notes is not None:
+        notes.extend(meta_notes)
+    return index
 
 
 def _consistent(index: BM25Index, arrays: dict[str, np.ndarray]) -> bool:
