@@ -12,6 +12,7 @@ import random
 import stat
 from pathlib import Path
 
+import numpy as np
 import pytest
 from qrels_lsp.core import corpus as corpus_module
 from qrels_lsp.core.bm25 import build_index
@@ -255,3 +256,64 @@ def test_a_cached_index_brings_back_what_building_it_noted(tmp_path: Path) -> No
     again = loaded(path)
     assert load_or_build(again, tmp_path / "cache") is not None
     assert again.limits == first.limits
+
+
+# -- indexes in memory -------------------------------------------------------------------------
+
+
+def test_indexes_in_memory_are_the_latest_of_each_corpus_and_few(tmp_path: Path) -> None:
+    from qrels_lsp.core.indexes import MAX_INDEXES, IndexCache
+
+    cache = IndexCache(tmp_path / "cache")
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"_id": "a", "text": "first words"}\n', encoding="utf-8")
+    before = loaded(path)
+    assert cache.build(before) is not None and cache.get(before) is not None
+    path.write_text('{"_id": "a", "text": "other words"}\n', encoding="utf-8")
+    after = loaded(path)
+    assert cache.build(after) is not None
+    assert cache.get(before) is None and cache.get(after) is not None  # the old content went
+    corpora = []
+    for i in range(MAX_INDEXES + 2):
+        other = tmp_path / f"c{i}.jsonl"
+        other.write_text(f'{{"_id": "a", "text": "words {i}"}}\n', encoding="utf-8")
+        corpora.append(loaded(other))
+        assert cache.build(corpora[-1]) is not None
+    kept = [c for c in [after, *corpora] if cache.get(c) is not None]
+    assert kept == corpora[-MAX_INDEXES:]
+
+
+# -- the index build ---------------------------------------------------------------------------
+
+
+def test_postings_placed_chunk_by_chunk_equal_one_sort(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build places postings a chunk at a time (memory); with chunks of a few postings the
+    arrays are exactly those of one chunk, which test_bm25 holds to rank_bm25's scores."""
+    from qrels_lsp.core import bm25
+
+    rng = random.Random(3)
+    words = [f"w{i}" for i in range(300)]
+    docs = [[rng.choice(words) for _ in range(rng.randint(0, 40))] for _ in range(500)]
+    ids = [f"d{i}" for i in range(len(docs))]
+    whole = bm25.BM25Index.from_tokens(ids, docs)
+    monkeypatch.setattr(bm25, "_FLUSH", 7)
+    chunked = bm25.BM25Index.from_tokens(ids, docs)
+    assert whole is not None and chunked is not None
+    assert chunked.vocab == whole.vocab
+    for name in ("idf", "offsets", "post_docs", "post_tf", "doc_len"):
+        assert np.array_equal(getattr(chunked, name), getattr(whole, name)), name
+
+
+def test_the_vocabulary_stops_at_its_limit_and_says_so() -> None:
+    from qrels_lsp.core import bm25
+
+    docs = [["a", "b"], ["c", "a", "d"], ["e", "b"]]
+    notes: list[str] = []
+    index = bm25._build(["x", "y", "z"], docs, None, None, None, notes, max_terms=3)
+    assert index is not None and list(index.vocab) == ["a", "b", "c", "d"]  # full after y
+    assert [d for d, _ in index.top_ids(["e"], 3)] == [] and index.top_ids(["b"], 3)
+    assert notes == [
+        "the BM25 index reached 3 distinct terms (its limit); "
+        "terms first seen after that are not indexed"
+    ]
+    assert list(index.doc_len) == [2, 3, 2]  # lengths still count every token

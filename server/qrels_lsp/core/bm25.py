@@ -184,18 +184,29 @@ def _length_norm(doc_len: IntArray, k1: float, b: float) -> FloatArray:
 _TICK = 1024
 
 
+MAX_VOCABULARY = 2_000_000
+"""Distinct terms an index holds (each costs some 120 bytes while building). Once reached, terms
+not yet seen are left out of the index, with a problem noted: 100 MiB of distinct tokens had
+taken 3.6 GB. Ordinary corpora stay far below (a 100 MiB corpus of English has well under a
+million), so their scores are unchanged."""
+_FLUSH = 1 << 20  # postings held as Python ints before they move to numpy
+
+
 def _build(
     doc_ids: list[str],
     docs: Iterable[Sequence[str]],
     progress: Progress | None,
     cancel: Cancel | None,
     total: int | None,
+    notes: list[str] | None = None,
+    max_terms: int = MAX_VOCABULARY,
 ) -> BM25Index | None:
     """Count terms per document in one pass, then sort postings with numpy.
 
     ``vocab`` hands out ids in order of first occurrence (the order of rank_bm25's ``nd``
     dictionary, so the mean idf is summed in the same order), through a defaultdict whose
     factory is its own ``__len__``: mapping a document's distinct terms to ids stays in C.
+    Past ``max_terms`` distinct terms, new ones are dropped (said in ``notes``).
     """
     total = len(doc_ids) if total is None else total
     vocab: defaultdict[str, int] = defaultdict()
@@ -206,38 +217,47 @@ def _build(
     tfs: list[int] = []
     lens: list[int] = []
     distinct: list[int] = []
+    ends: list[int] = []  # the documents each chunk of postings ends before
+    dropped = False
     for i, toks in enumerate(docs):
         if i % _TICK == 0:
             if cancel is not None and cancel():
                 return None
             if progress is not None:
                 progress(i, total)
-            if term_ids:  # a Python int costs 9x an int32: move them to numpy as we go
-                chunks.append((np.array(term_ids, np.int32), np.array(tfs, np.int32)))
-                term_ids, tfs = [], []
         counts: dict[str, int] = {}
         _count_elements(counts, toks)
-        term_ids.extend(map(get, counts))
-        tfs.extend(counts.values())
+        if len(vocab) < max_terms:
+            term_ids.extend(map(get, counts))
+            tfs.extend(counts.values())
+            distinct.append(len(counts))
+        else:  # the vocabulary is full: only terms it holds are counted
+            kept = [t for t in counts if t in vocab]
+            dropped = dropped or len(kept) < len(counts)
+            term_ids.extend(map(get, kept))
+            tfs.extend(map(counts.__getitem__, kept))
+            distinct.append(len(kept))
         lens.append(len(toks))
-        distinct.append(len(counts))
+        if len(term_ids) >= _FLUSH:  # a Python int costs 9x an int32: move them to numpy
+            chunks.append((np.array(term_ids, np.int32), np.array(tfs, np.int32)))
+            ends.append(len(lens))
+            term_ids, tfs = [], []
     chunks.append((np.array(term_ids, np.int32), np.array(tfs, np.int32)))
-    tfs_chunks = [c[1] for c in chunks]
+    ends.append(len(lens))
+    del term_ids, tfs
+    if dropped and notes is not None:
+        notes.append(
+            f"the BM25 index reached {max_terms:,} distinct terms (its limit); "
+            "terms first seen after that are not indexed"
+        )
+    vocab.default_factory = None  # a plain mapping from here on (no copy of millions of keys)
     n = len(lens)
     if n != len(doc_ids):
         raise ValueError(f"{len(doc_ids)} ids for {n} documents")
-    terms = np.concatenate([c[0] for c in chunks])
-    del chunks
-    # Each array is let go as soon as it has served (the postings are the index's bulk: four
-    # arrays alive at once instead of six keeps the peak at some 20 bytes a posting).
-    order = np.argsort(terms, kind="stable")
-    df = np.bincount(terms, minlength=len(vocab)).astype(np.int64)
-    del terms
-    doc_of = np.repeat(np.arange(n, dtype=np.int32), np.array(distinct, dtype=np.int64))
-    post_docs = np.ascontiguousarray(doc_of[order])
-    del doc_of
-    post_tf = np.ascontiguousarray(np.concatenate(tfs_chunks)[order])
-    del order, tfs_chunks
+    df = np.zeros(len(vocab), dtype=np.int64)
+    for chunk_terms, _tf in chunks:
+        df += np.bincount(chunk_terms, minlength=len(vocab))
+    post_docs, post_tf = _postings(chunks, ends, distinct, df)
     offsets = np.zeros(len(vocab) + 1, dtype=np.int64)
     np.cumsum(df, out=offsets[1:])
     doc_len = np.array(lens, dtype=np.int64)
@@ -245,13 +265,52 @@ def _build(
         progress(total, total)
     return BM25Index(
         doc_ids=doc_ids,
-        vocab=dict(vocab),
+        vocab=vocab,
         idf=_idf(df, n, EPSILON),
         offsets=offsets,
         post_docs=post_docs,
         post_tf=post_tf,
         doc_len=doc_len,
     )
+
+
+def _postings(
+    chunks: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]],
+    ends: list[int],
+    distinct: list[int],
+    df: IntArray,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """Postings grouped by term, each term's in document order: chunk by chunk (documents in
+    order), each chunk's postings sorted by term and written after those of earlier chunks.
+
+    One sort of every posting at once held some 22 bytes a posting (terms, frequencies, int64
+    order, document of each); here it is the two results and what is left of the chunks, each
+    let go once placed: 100 MiB of short repeated terms (35 million postings) had taken 1 GB.
+    """
+    total = int(df.sum())
+    post_docs = np.empty(total, dtype=np.int32)
+    post_tf = np.empty(total, dtype=np.int32)
+    cursor = np.zeros(len(df), dtype=np.int64)
+    np.cumsum(df[:-1], out=cursor[1:])
+    counts = np.array(distinct, dtype=np.int64)
+    first = 0
+    chunks.reverse()  # popped from the end, so each chunk is freed once placed
+    for end in ends:
+        terms, tfs = chunks.pop()
+        docs = np.repeat(np.arange(first, end, dtype=np.int32), counts[first:end])
+        first = end
+        if len(terms) == 0:
+            continue
+        order = np.argsort(terms, kind="stable")
+        sorted_terms = terms[order]
+        starts = np.flatnonzero(np.r_[True, sorted_terms[1:] != sorted_terms[:-1]])
+        sizes = np.diff(np.r_[starts, len(sorted_terms)])
+        rank = np.arange(len(sorted_terms)) - np.repeat(starts, sizes)
+        where = cursor[sorted_terms] + rank
+        post_docs[where] = docs[order]
+        post_tf[where] = tfs[order]
+        cursor[sorted_terms[starts]] += sizes
+    return post_docs, post_tf
 
 
 def _idf(df: IntArray, n: int, epsilon: float) -> FloatArray:
@@ -281,7 +340,11 @@ def build_index(
     with a problem noted on the corpus for each longer one); None if cancelled."""
     ids = list(corpus.ids)
     docs = (tokenize(_text_of(corpus, doc_id)) for doc_id in ids)
-    return _build(ids, docs, progress, cancel, len(ids))
+    notes: list[str] = []
+    index = _build(ids, docs, progress, cancel, len(ids), notes)
+    for note in notes:
+        corpus.note_limit(note)
+    return index
 
 
 def _text_of(corpus: Corpus, doc_id: str) -> str:
