@@ -24,7 +24,14 @@ Tokenizer (:func:`tokenize`, versioned by :data:`TOKENIZER_VERSION`):
   searchable without a word segmenter (unigram matching; Hangul words, which are
   space-separated, stay whole).
 
+- Only a text's first :data:`~.tokens.MAX_TOKENIZED_CHARS` (1,000,000) characters are
+  tokenized, cut before and after normalising, so no text expands without bound; a document cut
+  so, and a vocabulary that reached :data:`MAX_VOCABULARY`, are noted on the corpus.
+
 Top-k ties are broken by document index (corpus order), ascending.
+
+The disk cache holds at most :data:`MAX_CACHE_BYTES` (least recently used files go first) and no
+file over :data:`MAX_INDEX_FILE_BYTES`.
 """
 
 from __future__ import annotations

@@ -13,6 +13,11 @@ Folder corpora are lazy: loading only walks and stats, so the ids (all that the 
 and completion need) are known without reading 10^5 files; a document's text is read the first
 time it is asked for. Single-file corpora are parsed in one pass and held in memory.
 
+Limits (each said in :attr:`Corpus.limits` when it cuts work short, and in :attr:`Corpus.partial`
+when documents may be missing because of it): a folder walk looks at :data:`MAX_WALKED` entries,
+a corpus is read up to :data:`DEFAULT_MAX_BYTES`, a folder's file up to
+:data:`DEFAULT_MAX_FILE_BYTES`; BM25 adds its own (:mod:`.bm25`, :mod:`.tokens`).
+
 A folder holding nothing but recognised multi-document files (``.jsonl``, ``.trec``, e.g. the
 Vaswani ``corpus/doc-text.trec``), or a BEIR folder with a ``corpus.jsonl``, is loaded as those
 files rather than as one document per file: a 3 MB TREC file is never a single document.
