@@ -580,7 +580,7 @@ def _parse_trec(
                 progress(m.start(), total)
         body = m.group(1)
         line = index.line_of(m.start())
-        if not m.group(0).upper().endswith("</DOC>"):
+        if text[max(m.start(), m.end() - 6) : m.end()].upper() != "</DOC>":  # not all upper-cased
             corpus.problems.append(f"{where}:{line + 1}: <DOC> without </DOC>")
         no = _docno(body)
         if no is None or no[1] == no[2]:

@@ -550,7 +550,7 @@ def parse_trec_topics(text: str) -> Topics:
     for top in _TOP.finditer(text):
         body, base = top.group(1), top.start(1)
         top_span = Span(top.start(), top.start() + len("<top>"))
-        if not top.group(0).lower().endswith("</top>"):
+        if text[max(top.start(), top.end() - 6) : top.end()].lower() != "</top>":
             out.findings.append(finding("QR301", top_span, "<top> is not closed by </top>"))
         num = _NUM.search(body)
         if num is None or not num.group(1):
