@@ -139,7 +139,7 @@ def test_corpus_just_over_the_byte_limit(tmp_path: Path) -> None:
         f.write(head.encode())
         f.truncate(DEFAULT_MAX_BYTES + 1024)
         f.seek(DEFAULT_MAX_BYTES + 1024)
-        f.write(b'{"_id": "beyond", "text": "past the limit"}\n')
+        f.write(b'\n{"_id": "beyond", "text": "past the limit"}\n')  # found without the limit
     path = golden(
         tmp_path, "corpus.jsonl", {"q1": ("reset router", ["d1"]), "q2": ("past", ["beyond"])}
     )
