@@ -24,16 +24,26 @@ Tokenizer (:func:`tokenize`, versioned by :data:`TOKENIZER_VERSION`):
   searchable without a word segmenter (unigram matching; Hangul words, which are
   space-separated, stay whole).
 
+- Only a text's first :data:`~.tokens.MAX_TOKENIZED_CHARS` (1,000,000) characters are
+  tokenized, cut before and after normalising, so no text expands without bound; a document cut
+  so, and a vocabulary that reached :data:`MAX_VOCABULARY`, are noted on the corpus.
+
 Top-k ties are broken by document index (corpus order), ascending.
+
+The disk cache holds at most :data:`MAX_CACHE_BYTES` (least recently used files go first) and no
+file over :data:`MAX_INDEX_FILE_BYTES`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
+import stat
 import tempfile
+import time
 from collections import defaultdict
 
 try:  # the C loop behind Counter(), without Counter's per-call Python overhead
@@ -53,9 +63,9 @@ import numpy as np
 import numpy.typing as npt
 
 from .corpus import Corpus
-from .tokens import TOKENIZER_VERSION, tokenize
+from .tokens import MAX_TOKENIZED_CHARS, TOKENIZER_VERSION, tokenize
 
-INDEX_FORMAT_VERSION = 1
+INDEX_FORMAT_VERSION = 2  # 2: notes in the meta
 K1, B, EPSILON = 1.5, 0.75, 0.25  # rank_bm25.BM25Okapi's defaults
 
 FloatArray = npt.NDArray[np.float64]
@@ -181,18 +191,29 @@ def _length_norm(doc_len: IntArray, k1: float, b: float) -> FloatArray:
 _TICK = 1024
 
 
+MAX_VOCABULARY = 2_000_000
+"""Distinct terms an index holds (each costs some 120 bytes while building). Once reached, terms
+not yet seen are left out of the index, with a problem noted: 100 MiB of distinct tokens had
+taken 3.6 GB. Ordinary corpora stay far below (a 100 MiB corpus of English has well under a
+million), so their scores are unchanged."""
+_FLUSH = 1 << 20  # postings held as Python ints before they move to numpy
+
+
 def _build(
     doc_ids: list[str],
     docs: Iterable[Sequence[str]],
     progress: Progress | None,
     cancel: Cancel | None,
     total: int | None,
+    notes: list[str] | None = None,
+    max_terms: int = MAX_VOCABULARY,
 ) -> BM25Index | None:
     """Count terms per document in one pass, then sort postings with numpy.
 
     ``vocab`` hands out ids in order of first occurrence (the order of rank_bm25's ``nd``
     dictionary, so the mean idf is summed in the same order), through a defaultdict whose
     factory is its own ``__len__``: mapping a document's distinct terms to ids stays in C.
+    Past ``max_terms`` distinct terms, new ones are dropped (said in ``notes``).
     """
     total = len(doc_ids) if total is None else total
     vocab: defaultdict[str, int] = defaultdict()
@@ -203,31 +224,47 @@ def _build(
     tfs: list[int] = []
     lens: list[int] = []
     distinct: list[int] = []
+    ends: list[int] = []  # the documents each chunk of postings ends before
+    dropped = False
     for i, toks in enumerate(docs):
         if i % _TICK == 0:
             if cancel is not None and cancel():
                 return None
             if progress is not None:
                 progress(i, total)
-            if term_ids:  # a Python int costs 9x an int32: move them to numpy as we go
-                chunks.append((np.array(term_ids, np.int32), np.array(tfs, np.int32)))
-                term_ids, tfs = [], []
         counts: dict[str, int] = {}
         _count_elements(counts, toks)
-        term_ids.extend(map(get, counts))
-        tfs.extend(counts.values())
+        if len(vocab) < max_terms:
+            term_ids.extend(map(get, counts))
+            tfs.extend(counts.values())
+            distinct.append(len(counts))
+        else:  # the vocabulary is full: only terms it holds are counted
+            kept = [t for t in counts if t in vocab]
+            dropped = dropped or len(kept) < len(counts)
+            term_ids.extend(map(get, kept))
+            tfs.extend(map(counts.__getitem__, kept))
+            distinct.append(len(kept))
         lens.append(len(toks))
-        distinct.append(len(counts))
+        if len(term_ids) >= _FLUSH:  # a Python int costs 9x an int32: move them to numpy
+            chunks.append((np.array(term_ids, np.int32), np.array(tfs, np.int32)))
+            ends.append(len(lens))
+            term_ids, tfs = [], []
     chunks.append((np.array(term_ids, np.int32), np.array(tfs, np.int32)))
+    ends.append(len(lens))
+    del term_ids, tfs
+    if dropped and notes is not None:
+        notes.append(
+            f"the BM25 index reached {max_terms:,} distinct terms (its limit); "
+            "terms first seen after that are not indexed"
+        )
+    vocab.default_factory = None  # a plain mapping from here on (no copy of millions of keys)
     n = len(lens)
     if n != len(doc_ids):
         raise ValueError(f"{len(doc_ids)} ids for {n} documents")
-    terms = np.concatenate([c[0] for c in chunks])
-    tf_arr = np.concatenate([c[1] for c in chunks])
-    del chunks
-    order = np.argsort(terms, kind="stable")
-    doc_of = np.repeat(np.arange(n, dtype=np.int32), np.array(distinct, dtype=np.int64))
-    df = np.bincount(terms, minlength=len(vocab)).astype(np.int64)
+    df = np.zeros(len(vocab), dtype=np.int64)
+    for chunk_terms, _tf in chunks:
+        df += np.bincount(chunk_terms, minlength=len(vocab))
+    post_docs, post_tf = _postings(chunks, ends, distinct, df)
     offsets = np.zeros(len(vocab) + 1, dtype=np.int64)
     np.cumsum(df, out=offsets[1:])
     doc_len = np.array(lens, dtype=np.int64)
@@ -235,13 +272,52 @@ def _build(
         progress(total, total)
     return BM25Index(
         doc_ids=doc_ids,
-        vocab=dict(vocab),
+        vocab=vocab,
         idf=_idf(df, n, EPSILON),
         offsets=offsets,
-        post_docs=np.ascontiguousarray(doc_of[order]),
-        post_tf=np.ascontiguousarray(tf_arr[order]),
+        post_docs=post_docs,
+        post_tf=post_tf,
         doc_len=doc_len,
     )
+
+
+def _postings(
+    chunks: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]],
+    ends: list[int],
+    distinct: list[int],
+    df: IntArray,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """Postings grouped by term, each term's in document order: chunk by chunk (documents in
+    order), each chunk's postings sorted by term and written after those of earlier chunks.
+
+    One sort of every posting at once held some 22 bytes a posting (terms, frequencies, int64
+    order, document of each); here it is the two results and what is left of the chunks, each
+    let go once placed: 100 MiB of short repeated terms (35 million postings) had taken 1 GB.
+    """
+    total = int(df.sum())
+    post_docs = np.empty(total, dtype=np.int32)
+    post_tf = np.empty(total, dtype=np.int32)
+    cursor = np.zeros(len(df), dtype=np.int64)
+    np.cumsum(df[:-1], out=cursor[1:])
+    counts = np.array(distinct, dtype=np.int64)
+    first = 0
+    chunks.reverse()  # popped from the end, so each chunk is freed once placed
+    for end in ends:
+        terms, tfs = chunks.pop()
+        docs = np.repeat(np.arange(first, end, dtype=np.int32), counts[first:end])
+        first = end
+        if len(terms) == 0:
+            continue
+        order = np.argsort(terms, kind="stable")
+        sorted_terms = terms[order]
+        starts = np.flatnonzero(np.r_[True, sorted_terms[1:] != sorted_terms[:-1]])
+        sizes = np.diff(np.r_[starts, len(sorted_terms)])
+        rank = np.arange(len(sorted_terms)) - np.repeat(starts, sizes)
+        where = cursor[sorted_terms] + rank
+        post_docs[where] = docs[order]
+        post_tf[where] = tfs[order]
+        cursor[sorted_terms[starts]] += sizes
+    return post_docs, post_tf
 
 
 def _idf(df: IntArray, n: int, epsilon: float) -> FloatArray:
@@ -267,15 +343,30 @@ def build_index(
     progress: Progress | None = None,
     cancel: Cancel | None = None,
 ) -> BM25Index | None:
-    """Index every document's title and text; None if cancelled."""
+    """Index every document's title and text (the first :data:`MAX_TOKENIZED_CHARS` of each,
+    with a problem noted on the corpus for each longer one); None if cancelled."""
     ids = list(corpus.ids)
     docs = (tokenize(_text_of(corpus, doc_id)) for doc_id in ids)
-    return _build(ids, docs, progress, cancel, len(ids))
+    notes: list[str] = []
+    index = _build(ids, docs, progress, cancel, len(ids), notes)
+    for note in notes:
+        corpus.note_limit(note)
+    return index
 
 
 def _text_of(corpus: Corpus, doc_id: str) -> str:
-    doc = corpus.get(doc_id)
-    return doc.searchable_text if doc is not None else ""
+    """What is indexed of a document: at most one character more than is tokenized, which
+    tells a document that was cut (noted on the corpus) from one that fits exactly."""
+    doc = corpus.peek(doc_id)
+    if doc is None:
+        return ""
+    text = doc.searchable_prefix(MAX_TOKENIZED_CHARS + 1)
+    if len(text) > MAX_TOKENIZED_CHARS:
+        corpus.note_limit(
+            f"{doc_id}: longer than {MAX_TOKENIZED_CHARS:,} characters; only the first "
+            f"{MAX_TOKENIZED_CHARS:,} are indexed for BM25"
+        )
+    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -318,13 +409,67 @@ def load_or_build(
     """
     path = cache_path(corpus, cache_dir)
     key = cache_key(corpus)
-    cached = _read_cache(path, key, corpus.ids)
+    notes: list[str] = []
+    cached = _read_cache(path, key, corpus.ids, notes)
     if cached is not None:
+        for note in notes:  # what building it had noted (documents indexed in part)
+            corpus.note_limit(note)
+        _touch(path)
         return cached
+    known = len(corpus.limits)
     index = build_index(corpus, progress=progress, cancel=cancel)
     if index is not None:
-        _write_cache(path, key, index)
+        _write_cache(path, key, index, corpus.limits[known:])
+        _evict(path.parent, keep=path)
     return index
+
+
+MAX_CACHE_BYTES = 2 * 1024**3
+"""The BM25 disk cache's total size: past it, the least recently used index files are removed
+(each use touches its file). Every corpus ever opened left an index behind, without bound."""
+MAX_INDEX_FILE_BYTES = 512 * 1024**2
+"""An index file bigger than this is not written (a corpus at its 100 MiB limit makes some
+150 MB); the index is then rebuilt each session. A 495 MB corpus had left a 927 MB file."""
+
+
+def _touch(path: Path) -> None:
+    """Mark a cache file as used now, for :func:`_evict` (access times are often not kept)."""
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+def _evict(folder: Path, keep: Path, budget: int = MAX_CACHE_BYTES) -> None:
+    """Remove the least recently used index files until the folder holds at most ``budget``
+    bytes (``keep``, just written, stays), and temporary files a crashed write left behind."""
+    files: list[tuple[float, int, Path]] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    now = time.time()
+    for entry in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        path = Path(entry.path)
+        if entry.name.startswith(".tmp-"):
+            if now - st.st_mtime > 3600:  # a write in progress takes seconds, not an hour
+                path.unlink(missing_ok=True)
+            continue
+        if entry.name.endswith(".npz"):
+            files.append((st.st_mtime, st.st_size, path))
+    total = sum(size for _, size, _ in files)
+    for _, size, path in sorted(files):  # oldest use first
+        if total <= budget:
+            break
+        if path == keep:
+            continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+            total -= size
 
 
 _ARRAYS = {
@@ -336,10 +481,17 @@ _ARRAYS = {
 }
 
 
-def _write_cache(path: Path, key: str, index: BM25Index) -> None:
+def _write_cache(
+    path: Path, key: str, index: BM25Index, notes: Sequence[str] = (), limit: int | None = None
+) -> bool:
+    """Write the index (unless it would pass ``limit`` bytes); whether it was written."""
+    limit = MAX_INDEX_FILE_BYTES if limit is None else limit
     vocab = sorted(index.vocab, key=index.vocab.__getitem__)
-    meta = {"key": key, "doc_ids": index.doc_ids, "vocab": vocab}
+    meta = {"key": key, "doc_ids": index.doc_ids, "vocab": vocab, "notes": list(notes)}
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode(), dtype=np.uint8)
+    size = blob.nbytes + sum(getattr(index, name).nbytes for name in _ARRAYS)
+    if size > limit:
+        return False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
@@ -351,10 +503,14 @@ def _write_cache(path: Path, key: str, index: BM25Index) -> None:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError:
-        pass
+        return False
+    return True
 
 
-def _read_cache(path: Path, key: str, doc_ids: list[str]) -> BM25Index | None:
+def _read_cache(
+    path: Path, key: str, doc_ids: list[str], notes: list[str] | None = None
+) -> BM25Index | None:
+    """The cached index, if it is this corpus's and sound; its notes are added to ``notes``."""
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {name: npz[name] for name in (*_ARRAYS, "meta")}
@@ -362,7 +518,8 @@ def _read_cache(path: Path, key: str, doc_ids: list[str]) -> BM25Index | None:
         if meta.get("key") != key or meta.get("doc_ids") != doc_ids:
             return None
         vocab_list = meta["vocab"]
-        if not all(isinstance(t, str) for t in vocab_list):
+        meta_notes = meta.get("notes", [])
+        if not all(isinstance(t, str) for t in (*vocab_list, *meta_notes)):
             return None
         index = BM25Index(
             doc_ids=doc_ids,
@@ -371,7 +528,11 @@ def _read_cache(path: Path, key: str, doc_ids: list[str]) -> BM25Index | None:
         )
     except Exception:  # any damage means rebuild; a cache never breaks the server
         return None
-    return index if _consistent(index, arrays) else None
+    if not _consistent(index, arrays):
+        return None
+    if notes is not None:
+        notes.extend(meta_notes)
+    return index
 
 
 def _consistent(index: BM25Index, arrays: dict[str, np.ndarray]) -> bool:

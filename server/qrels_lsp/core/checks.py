@@ -18,7 +18,14 @@ from .findings import Finding, Fix, Related, TextEdit, finding, shift_finding
 from .incremental import EntryEdit
 from .model import Judgment, Qrels, QrelsFormat, Query, Run
 from .text import LineIndex, Span, line_end_at, line_index, line_start_at
-from .tokens import COPY_THRESHOLD, content_ngrams, ngram_overlap
+from .tokens import (
+    COPY_THRESHOLD,
+    MAX_COPY_DOCUMENT_CHARS,
+    MAX_COPY_DOCUMENTS,
+    MAX_COPY_QUESTION_CHARS,
+    content_ngrams,
+    ngram_overlap,
+)
 
 CorpusState = Corpus | CorpusError | None  # None: the file names no corpus
 
@@ -131,6 +138,7 @@ def _check_all(
 ) -> dict[str, list[Finding]]:
     """Every query's findings, from the text-keyed cache where the entry is unchanged."""
     lines: LineIndex | None = None
+    budget = SuggestionBudget()  # one for the file: "did you mean" for its first unknown ids
     used: set[_Key] = set()
     out: dict[str, list[Finding]] = {}
     for query in qrels.queries.values():
@@ -140,7 +148,7 @@ def _check_all(
         if found is None:
             if lines is None:
                 lines = line_index(text)
-            found = _check_query(query, text, lines, known, level, qrels.format)
+            found = _check_query(query, text, lines, known, level, qrels.format, budget)
             if cache is not None:
                 cache.put(key, start, found)
         used.add(key)
@@ -151,14 +159,20 @@ def _check_all(
 
 
 def _check_query(
-    query: Query, text: str, lines: LineIndex, known: Corpus | None, level: int, fmt: QrelsFormat
+    query: Query,
+    text: str,
+    lines: LineIndex,
+    known: Corpus | None,
+    level: int,
+    fmt: QrelsFormat,
+    budget: SuggestionBudget | None = None,
 ) -> list[Finding]:
     yaml_fixes = fmt == "golden"  # TREC/BEIR lines have no YAML edits to offer
     found = list(_duplicate_documents(query, text, lines, yaml_fixes))
     found += _linkage(query, text, lines, level, yaml_fixes)
     found += _empty_question(query, fmt)
     if known is not None:
-        found += _unknown_documents(query, known)
+        found += _unknown_documents(query, known, budget or SuggestionBudget())
         found += _copied_wording(query, known, level)
     return found
 
@@ -288,38 +302,90 @@ def _duplicate_questions(queries: Iterable[Query]) -> Iterable[Finding]:
             first[key] = query
 
 
-def _unknown_documents(query: Query, corpus: Corpus) -> Iterable[Finding]:
+SUGGESTION_BUDGET = 5_000_000
+"""Id comparisons spent on "did you mean" per check of a file (each unknown id is compared with
+every corpus id, ~0.1 s per million): 50 unknown ids get suggestions in a 100,000-document corpus,
+5,000 in a 1,000-document one. Past it an unknown id is still reported, without suggestions
+(10,000 unknown ids against 100,000 documents had taken 100 s)."""
+
+
+class SuggestionBudget:
+    """What is left of :data:`SUGGESTION_BUDGET` for one check of one file."""
+
+    __slots__ = ("left", "spent_on")
+
+    def __init__(self, comparisons: int = SUGGESTION_BUDGET) -> None:
+        self.left = comparisons
+        self.spent_on = 0  # unknown ids that got suggestions
+
+    def take(self, cost: int) -> bool:
+        """Whether ``cost`` comparisons may be spent (and spend them)."""
+        if cost > self.left:
+            self.left = 0  # later, cheaper ids are not served either: first come, first served
+            return False
+        self.left -= cost
+        self.spent_on += 1
+        return True
+
+
+def _unknown_documents(query: Query, corpus: Corpus, budget: SuggestionBudget) -> Iterable[Finding]:
     for j in query.judgments:
         if j.doc_id in corpus:
             continue
-        yield unknown_document("QR106", j.doc_id, j.span, corpus)
+        yield unknown_document("QR106", j.doc_id, j.span, corpus, budget)
 
 
-def unknown_document(code: str, doc_id: str, span: Span, corpus: Corpus) -> Finding:
-    """An id missing from the corpus, with the closest ids as one-click replacements."""
-    close = corpus.closest(doc_id, 3)
+def unknown_document(
+    code: str, doc_id: str, span: Span, corpus: Corpus, budget: SuggestionBudget | None = None
+) -> Finding:
+    """An id missing from the corpus, with the closest ids as one-click replacements while the
+    check's ``budget`` lasts (a lone call gets a budget of its own). The message says when no
+    suggestion was looked for, and when the corpus was read only in part."""
+    budget = budget if budget is not None else SuggestionBudget()
+    searched = budget.take(len(corpus))
+    close = corpus.closest(doc_id, 3) if searched else []
     fixes = tuple(
         Fix(f"Replace with `{c}`", (TextEdit(span, c),), preferred=i == 0)
         for i, c in enumerate(close)
     )
-    hint = f" Did you mean `{close[0]}`?" if close else ""
-    return finding(
-        code,
-        span,
-        f"`{doc_id}` is not in the corpus ({len(corpus)} documents).{hint}",
-        fixes=fixes,
-    )
+    if close:
+        hint = f" Did you mean `{close[0]}`?"
+    elif not searched:
+        hint = (
+            " (No similar id was looked for: the check of a file compares at most "
+            f"{SUGGESTION_BUDGET:,} ids for suggestions, spent on the first "
+            f"{budget.spent_on:,} unknown ids.)"
+        )
+    else:
+        hint = ""
+    count = f"{len(corpus)} documents"
+    if corpus.partial is not None:
+        count += f" read; it was read only in part ({corpus.partial}), so it may be in the rest"
+    return finding(code, span, f"`{doc_id}` is not in the corpus ({count}).{hint}", fixes=fixes)
 
 
 def _copied_wording(query: Query, corpus: Corpus, level: int) -> Iterable[Finding]:
+    """QR110, with the work per question bounded: a question longer than
+    :data:`MAX_COPY_QUESTION_CHARS` is not compared (and the finding says so), and it is compared
+    with at most :data:`MAX_COPY_DOCUMENTS` documents, each on its first characters only."""
     if not query.question or query.question_span is None:
         return
+    if len(query.question) > MAX_COPY_QUESTION_CHARS:
+        yield finding(
+            "QR110",
+            query.question_span,
+            f"The question of `{query.qid}` is {len(query.question):,} characters long: it was "
+            f"not compared with its documents (only questions of up to "
+            f"{MAX_COPY_QUESTION_CHARS:,} characters are). Is it really a question?",
+        )
+        return
     grams = content_ngrams(query.question)
-    for j in _relevant(query, level):
+    for j in _relevant(query, level)[:MAX_COPY_DOCUMENTS]:
         doc = corpus.get(j.doc_id)
         if doc is None:
             continue
-        overlap = ngram_overlap(grams, doc.searchable_text, at_least=COPY_THRESHOLD)
+        text = doc.searchable_prefix(MAX_COPY_DOCUMENT_CHARS)
+        overlap = ngram_overlap(grams, text, at_least=COPY_THRESHOLD)
         if overlap >= COPY_THRESHOLD:
             yield finding(
                 "QR110",
@@ -351,6 +417,7 @@ def check_run(
         )
         out.append(finding("QR207", span, reason))
     known = corpus if isinstance(corpus, Corpus) else None
+    budget = SuggestionBudget()
     for qid, ranking in run.rankings.items():
         if qrels is not None and qid not in qrels.queries:
             out.append(
@@ -371,7 +438,7 @@ def check_run(
         if known is not None:
             for doc in ranking.docs:
                 if doc.doc_id not in known:
-                    out.append(unknown_document("QR206", doc.doc_id, doc.span, known))
+                    out.append(unknown_document("QR206", doc.doc_id, doc.span, known, budget))
     if qrels is not None:
         missing = [
             qid

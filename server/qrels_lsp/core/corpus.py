@@ -13,6 +13,11 @@ Folder corpora are lazy: loading only walks and stats, so the ids (all that the 
 and completion need) are known without reading 10^5 files; a document's text is read the first
 time it is asked for. Single-file corpora are parsed in one pass and held in memory.
 
+Limits (each said in :attr:`Corpus.limits` when it cuts work short, and in :attr:`Corpus.partial`
+when documents may be missing because of it): a folder walk looks at :data:`MAX_WALKED` entries,
+a corpus is read up to :data:`DEFAULT_MAX_BYTES`, a folder's file up to
+:data:`DEFAULT_MAX_FILE_BYTES`; BM25 adds its own (:mod:`.bm25`, :mod:`.tokens`).
+
 A folder holding nothing but recognised multi-document files (``.jsonl``, ``.trec``, e.g. the
 Vaswani ``corpus/doc-text.trec``), or a BEIR folder with a ``corpus.jsonl``, is loaded as those
 files rather than as one document per file: a 3 MB TREC file is never a single document.
@@ -26,7 +31,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -34,8 +39,19 @@ from typing import Literal
 from .files import MiB, describe_mode, read_regular
 from .text import LineIndex, Span, decode
 
-DEFAULT_MAX_BYTES = 512 * MiB
-"""Total bytes read for one corpus; a bigger corpus is truncated, with a problem noted."""
+DEFAULT_MAX_BYTES = 100 * MiB
+"""Total bytes read for one corpus; a bigger corpus is truncated, with a problem noted (and
+QR106/QR206 say an id may be in the part not read). Memory is what sets it: loaded and indexed
+for BM25, a corpus of ordinary English costs 4.5 (JSONL), 4.9 (TSV), 5.2 (TREC) and 2.8 (folder)
+bytes per byte read (measured at 128 MiB: peaks of 630-725 MB), and a TREC file whose one
+astral character makes its decoded text four bytes a character costs some 8. At 100 MiB the
+worst stays under 1 GB; at the former 512 MiB a 495 MB corpus had taken 5.6 GB."""
+MAX_WALKED = 50_000
+"""Files and folders a folder corpus's walk looks at (hidden and skipped ones included); the
+walk stops there, with a problem noted. Walking 50,000 files takes about a second, and reading
+them all for BM25 two more (a folder is a hand-kept corpus; large ones come as JSONL or TREC);
+``corpus: /`` no longer walks the disk (it took 19.6 s). In a folder holding more entries than
+are left to look at, which ones are read is the file system's order."""
 DEFAULT_MAX_FILE_BYTES = 64 * MiB
 """Bytes read per file of a folder corpus; bigger files are skipped (they are not prose)."""
 LOADER_VERSION = 1
@@ -79,6 +95,13 @@ class Document:
             return self.text
         return f"{self.title}\n{self.text}"
 
+    def searchable_prefix(self, limit: int) -> str:
+        """The first ``limit`` characters of :attr:`searchable_text`, without copying the rest
+        (a 30 MB document is copied whole by ``searchable_text``)."""
+        if self.title_in_text or not self.title:
+            return self.text[:limit]
+        return f"{self.title[:limit]}\n{self.text[:limit]}"[:limit]
+
 
 class CorpusError:
     """Why a corpus could not be loaded at all (missing path, FIFO, unsupported, cancelled)."""
@@ -119,6 +142,10 @@ class Corpus:
         self._docs: dict[str, Document | _FolderFile] = {}
         self._ids_list: list[str] | None = None
         self.max_file_bytes = DEFAULT_MAX_FILE_BYTES
+        # Each limit that cut loading or indexing short, said once (also among ``problems``).
+        self.limits: list[str] = []
+        # Why documents may be missing (a walk or a read stopped at its limit), or None.
+        self.partial: str | None = None
         # The multi-document files a folder was read as (empty for a folder of documents).
         self.sources: list[Path] = [path] if format in ("jsonl", "tsv", "trec") else []
 
@@ -131,6 +158,14 @@ class Corpus:
             return
         self._docs[doc_id] = doc
         self._ids_list = None
+
+    def note_limit(self, message: str, *, partial: bool = False) -> None:
+        """Say that a limit cut work short; ``partial``: documents may be missing because of it."""
+        if message not in self.limits:
+            self.limits.append(message)
+            self.problems.append(message)
+        if partial and self.partial is None:
+            self.partial = message
 
     # -- queries ---------------------------------------------------------------------------
     def __contains__(self, doc_id: object) -> bool:
@@ -158,6 +193,14 @@ class Corpus:
         self._docs[doc_id] = doc
         return doc
 
+    def peek(self, doc_id: str) -> Document | None:
+        """The document, read afresh from a folder document's file and not kept: for one pass
+        over every document (indexing), which would otherwise hold the whole folder in memory."""
+        entry = self._docs.get(doc_id)
+        if entry is None or isinstance(entry, Document):
+            return entry
+        return self._read_folder_document(doc_id, entry)
+
     def documents(self) -> Iterator[Document]:
         for doc_id in self.ids:
             doc = self.get(doc_id)
@@ -179,7 +222,14 @@ class Corpus:
         return [choice for choice, _score, _index in hits]
 
     def _read_folder_document(self, doc_id: str, entry: _FolderFile) -> Document:
-        data, problem = read_regular(entry.path, self.max_file_bytes)
+        """The file as it is now. One that was empty when walked is not read: /proc's files say
+        0 bytes and hold gigabytes (``corpus: /`` read them); a large one is refused from its
+        first bytes when they hold a NUL, before up to 64 MiB of it are read."""
+        if entry.size == 0:
+            return Document(doc_id, "", "", entry.path, title_in_text=True)
+        data, problem = read_regular(entry.path, 8192)
+        if data is not None and len(data) == 8192 and b"\0" not in data:  # there may be more
+            data, problem = read_regular(entry.path, self.max_file_bytes)
         if problem is None and data is not None and b"\0" in data[:8192]:
             problem = "binary file (NUL byte); indexed as empty"
             data = None
@@ -275,30 +325,45 @@ def _load_file_into(
     progress: Progress | None,
     cancel: Cancel | None,
 ) -> CorpusError | None:
-    """Parse one multi-document file into ``corpus``; hashing its bytes into ``sha``."""
+    """Parse one multi-document file into ``corpus``; hashing its bytes into ``sha``.
+
+    Memory is what bounds a corpus (see :data:`DEFAULT_MAX_BYTES`), so nothing is held twice:
+    a file cut at the limit is a view of the bytes read, not a copy; JSONL and TSV are decoded
+    line by line (never the whole text: one emoji would make all of it four bytes a character);
+    a TREC file is decoded whole and its bytes are let go before it is parsed.
+    """
     try:
         size = path.stat().st_size
     except OSError as exc:
         return CorpusError(f"cannot access corpus file {path}: {exc.strerror or exc}")
     # A binary file (a disk image, a 2 GB sparse file) is refused from its first bytes, before
-    # up to `limit` (512 MiB) of it is read and decoded for nothing.
+    # up to `limit` of it is read and decoded for nothing.
     head, problem = read_regular(path, 8192)
     if head is not None and b"\0" in head:
         return CorpusError(f"corpus file {path}: a binary file (it holds NUL bytes), not a corpus")
     data, problem = read_regular(path, limit)
     if data is None:
         return CorpusError(f"corpus file {path}: {problem}")
+    end = len(data)
     if size > limit:
-        corpus.problems.append(
-            f"{where}: larger than the {limit // MiB} MiB limit; only the first part was read"
+        corpus.note_limit(
+            f"{where}: larger than the corpus limit of {limit:,} bytes ({limit / MiB:.0f} MiB); "
+            "only the first part was read",
+            partial=True,
         )
-        data = data[: data.rfind(b"\n") + 1]
-    sha.update(where.encode() + b"\0" + str(len(data)).encode() + b"\0")
-    sha.update(data)
-    text, problems = decode(data)
-    corpus.problems.extend(f"{where}: {p}" for p in problems)
-    parse = {"jsonl": _parse_jsonl, "tsv": _parse_tsv, "trec": _parse_trec}[fmt]
-    parse(corpus, text, path, where, progress, cancel)
+        end = data.rfind(b"\n") + 1
+    view = memoryview(data)[:end]
+    sha.update(where.encode() + b"\0" + str(end).encode() + b"\0")
+    sha.update(view)
+    view.release()
+    if fmt == "trec":
+        text, problems = decode(data if end == len(data) else data[:end])
+        del data
+        corpus.problems.extend(f"{where}: {p}" for p in problems)
+        _parse_trec(corpus, text, path, where, progress, cancel)
+        return None
+    lines = _byte_lines(data, end, where, corpus, progress, cancel)
+    (_parse_jsonl if fmt == "jsonl" else _parse_tsv)(corpus, lines, path, where)
     return None
 
 
@@ -307,32 +372,61 @@ def _check(cancel: Cancel | None) -> None:
         raise _Cancelled
 
 
-def _lines(text: str) -> list[str]:
-    """Lines as :class:`LineIndex` counts them (``\\n``, ``\\r\\n`` and a lone ``\\r``)."""
-    if "\r" not in text:
-        return text.split("\n")
-    return re.split(r"\r\n|\r|\n", text)
-
-
 _TICK = 4096  # lines between progress / cancel checks
 
 
-def _parse_jsonl(
-    corpus: Corpus,
-    text: str,
-    path: Path,
+def _byte_lines(
+    data: bytes,
+    end: int,
     where: str,
+    corpus: Corpus,
     progress: Progress | None,
     cancel: Cancel | None,
-) -> None:
-    lines = _lines(text)
-    total = len(lines)
+) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of ``data[:end]``, each decoded on its own.
+
+    The same lines as decoding the whole text and splitting it at ``\\n``, ``\\r\\n`` and a lone
+    ``\\r`` (as :class:`LineIndex` counts them): a line feed is never part of a UTF-8 sequence,
+    so invalid bytes are replaced line by line exactly as in the whole text, and the first is
+    reported at the same byte. A BOM is dropped.
+    """
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    bom = start
+    lineno = 0
+    reported = False
+    while start <= end:
+        stop = data.find(b"\n", start, end)
+        stop = end if stop == -1 else stop
+        raw = data[start:stop]
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if not reported:
+                reported = True
+                corpus.problems.append(
+                    f"{where}: invalid UTF-8 at byte {start - bom + exc.start}; "
+                    "undecodable bytes shown as U+FFFD"
+                )
+            line = raw.decode("utf-8", "replace")
+        if "\r" in line:
+            pieces = (line[:-1] if line.endswith("\r") and stop < end else line).split("\r")
+        else:
+            pieces = [line]
+        for piece in pieces:
+            if lineno % _TICK == 0:
+                _check(cancel)
+                if progress is not None:
+                    progress(start, end)
+            yield lineno, piece
+            lineno += 1
+        start = stop + 1
+    if progress is not None:
+        progress(end, end)
+
+
+def _parse_jsonl(corpus: Corpus, lines: Iterable[tuple[int, str]], path: Path, where: str) -> None:
     loads = json.loads
-    for lineno, line in enumerate(lines):
-        if lineno % _TICK == 0:
-            _check(cancel)
-            if progress is not None:
-                progress(lineno, total)
+    for lineno, line in lines:
         if not line.strip():
             continue
         try:
@@ -359,8 +453,6 @@ def _parse_jsonl(
             _json_id_span(line, doc_id),
         )
         corpus._add(doc_id, doc, f"{where}:{lineno + 1}")
-    if progress is not None:
-        progress(total, total)
 
 
 def _first_value(obj: dict[str, object], keys: tuple[str, ...]) -> object:
@@ -376,7 +468,11 @@ def _json_id_span(line: str, doc_id: str) -> Span | None:
         k = line.find(f'"{key}"')
         if k == -1:
             continue
-        encoded = json.dumps(doc_id, ensure_ascii=False)
+        encoded = (
+            f'"{doc_id}"'  # what json.dumps writes for a plain id, without its cost per line
+            if doc_id.isprintable() and '"' not in doc_id and "\\" not in doc_id
+            else json.dumps(doc_id, ensure_ascii=False)
+        )
         v = line.find(encoded, k + len(key) + 2)
         if v != -1:
             return Span(v + 1, v + len(encoded) - 1)
@@ -386,22 +482,9 @@ def _json_id_span(line: str, doc_id: str) -> Span | None:
     return None
 
 
-def _parse_tsv(
-    corpus: Corpus,
-    text: str,
-    path: Path,
-    where: str,
-    progress: Progress | None,
-    cancel: Cancel | None,
-) -> None:
+def _parse_tsv(corpus: Corpus, lines: Iterable[tuple[int, str]], path: Path, where: str) -> None:
     """``id<TAB>text`` or ``id<TAB>title<TAB>text``; a header naming an id column is skipped."""
-    lines = _lines(text)
-    total = len(lines)
-    for lineno, line in enumerate(lines):
-        if lineno % _TICK == 0:
-            _check(cancel)
-            if progress is not None:
-                progress(lineno, total)
+    for lineno, line in lines:
         if not line.strip():
             continue
         fields = line.split("\t")
@@ -419,14 +502,65 @@ def _parse_tsv(
         title, body = ("", fields[1]) if len(fields) == 2 else (fields[1], "\t".join(fields[2:]))
         doc = Document(doc_id, title, body, path, lineno, Span(start, start + len(doc_id)))
         corpus._add(doc_id, doc, f"{where}:{lineno + 1}")
-    if progress is not None:
-        progress(total, total)
 
 
 _TREC_DOC = re.compile(r"<DOC>(.*?)(?:</DOC>|(?=<DOC>)|\Z)", re.S | re.I)
-_TREC_DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
+# Only literal tags are searched for: a pattern such as ``<DOCNO>\s*(.*?)\s*</DOCNO>`` backtracks
+# cubically on a document without ``</DOCNO>`` (6 KB of spaces froze the server for minutes), so
+# the tags are found with linear searches and the text between them is stripped in Python.
+_DOCNO_OPEN = re.compile(r"<DOCNO>", re.I)
+_DOCNO_CLOSE = re.compile(r"</DOCNO>", re.I)
+_TITLE_OPEN = re.compile(r"<(TITLE|HEADLINE|HEAD)>", re.I)
 _TREC_TITLE = re.compile(r"<(TITLE|HEADLINE|HEAD)>(.*?)</\1>", re.S | re.I)
 _TAG = re.compile(r"</?[A-Za-z][^>]*>")
+
+
+def _docno(body: str) -> tuple[int, int, int, int] | None:
+    r"""Where ``<DOCNO> id </DOCNO>`` is: (tag start, id start, id end, closing tag end).
+
+    The same as the first match of ``<DOCNO>\s*(.*?)\s*</DOCNO>``: its first ``<DOCNO>`` is the
+    first one that has a ``</DOCNO>`` after it (if the first has none, no later one has), the lazy
+    group ends at the first ``</DOCNO>``, and ``\s`` is what ``str.strip`` strips.
+    """
+    opening = _DOCNO_OPEN.search(body)
+    if opening is None:
+        return None
+    closing = _DOCNO_CLOSE.search(body, opening.end())
+    if closing is None:
+        return None
+    inner = body[opening.end() : closing.start()]
+    start = opening.end() + len(inner) - len(inner.lstrip())
+    return opening.start(), start, start + len(inner.strip()), closing.end()
+
+
+def _title(text: str) -> str | None:
+    """The first ``<TITLE>``/``<HEADLINE>``/``<HEAD>`` section's text, as ``_TREC_TITLE.search``
+    finds it, in linear time.
+
+    The regex alone rescans the rest of the text from every opening tag that is never closed
+    (quadratic in a document of unclosed ``<TITLE>`` tags). An opening whose name failed once
+    fails again later (fewer closings lie after it), so each name is scanned for at most once.
+    """
+    failed: set[str] = set()
+    for opening in _TITLE_OPEN.finditer(text):
+        name = opening.group(1)
+        key = name.lower() if name.isascii() else name  # ASCII names match closings by lower()
+        if key in failed:
+            continue
+        m = _TREC_TITLE.match(text, opening.start())
+        if m is not None:
+            return m.group(2)
+        failed.add(key)
+    return None
+
+
+def _strip_tags(text: str) -> str:
+    """``_TAG.sub(" ", text)`` without rescanning the tail: every tag ends at a ``>``, so after
+    the last ``>`` there is none, and each ``<`` there would otherwise scan to the end."""
+    cut = text.rfind(">") + 1
+    if cut == len(text):
+        return _TAG.sub(" ", text)
+    return _TAG.sub(" ", text[:cut]) + text[cut:]
 
 
 def _parse_trec(
@@ -446,19 +580,19 @@ def _parse_trec(
                 progress(m.start(), total)
         body = m.group(1)
         line = index.line_of(m.start())
-        if not m.group(0).upper().endswith("</DOC>"):
+        if text[max(m.start(), m.end() - 6) : m.end()].upper() != "</DOC>":  # not all upper-cased
             corpus.problems.append(f"{where}:{line + 1}: <DOC> without </DOC>")
-        no = _TREC_DOCNO.search(body)
-        if no is None or not no.group(1):
+        no = _docno(body)
+        if no is None or no[1] == no[2]:
             corpus.problems.append(f"{where}:{line + 1}: <DOC> without <DOCNO>")
             continue
-        doc_id = no.group(1)
-        id_offset = m.start(1) + no.start(1)
-        id_line, id_col = index.position(id_offset)
-        rest = body[: no.start()] + body[no.end() :]
-        title_m = _TREC_TITLE.search(rest)
-        title = _TAG.sub(" ", title_m.group(2)).strip() if title_m else ""
-        content = _TAG.sub(" ", rest).strip()
+        tag_start, id_start, id_end, tag_end = no
+        doc_id = body[id_start:id_end]
+        id_line, id_col = index.position(m.start(1) + id_start)
+        rest = body[:tag_start] + body[tag_end:]
+        title_text = _title(rest)
+        title = _strip_tags(title_text).strip() if title_text is not None else ""
+        content = _strip_tags(rest).strip()
         doc = Document(
             doc_id,
             title or _first_line_title(content),
@@ -489,40 +623,91 @@ def _first_line_title(text: str) -> str:
 class _Walk:
     files: list[tuple[str, Path, int, int]] = field(default_factory=list)  # id, path, size, mtime
     problems: list[str] = field(default_factory=list)
+    stopped: bool = False  # the walk reached MAX_WALKED entries: later files were not looked at
 
 
-def _walk(root: Path, cancel: Cancel | None) -> _Walk:
-    """Regular, visible files under ``root``, sorted by id.
+def _walk(root: Path, cancel: Cancel | None, limit: int = MAX_WALKED) -> _Walk:
+    """Regular, visible files under ``root``, in the order of a top-down ``os.walk`` with sorted
+    names (each folder's files, then its subfolders), looking at no more than ``limit`` entries.
 
-    Symlinked folders are not entered (os.walk's default), so a link loop cannot recurse;
-    symlinked files are followed but must be regular files. Hidden names are skipped.
+    Symlinked folders are not entered, so a link loop cannot recurse; symlinked files are
+    followed but must be regular files. Hidden names are skipped. Folders are read entry by
+    entry, so neither ``corpus: /`` nor one folder of ten million files is listed whole, and the
+    walk keeps its own stack, so no depth of nesting overflows Python's.
     """
     out = _Walk()
-
-    def onerror(exc: OSError) -> None:
-        out.problems.append(f"{exc.filename}: unreadable folder: {exc.strerror or exc}")
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=False):
+    left = limit
+    stack: list[tuple[str, str]] = [(str(root), "")]  # a folder and its id prefix ("a/b/")
+    while stack:
         _check(cancel)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        base = Path(dirpath)
-        for name in sorted(filenames):
-            if name.startswith("."):
-                continue
-            full = base / name
-            rel = full.relative_to(root).as_posix()
-            if full.suffix.lower() in _BINARY_SUFFIXES:
-                continue
-            try:
-                st = full.stat()
-            except OSError as exc:
-                out.problems.append(f"{rel}: skipped: {exc.strerror or exc}")
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                out.problems.append(f"{rel}: skipped: {describe_mode(st)}")
-                continue
-            out.files.append((rel, full, st.st_size, st.st_mtime_ns))
+        folder, prefix = stack.pop()
+        listed = _list_folder(folder, left, out)
+        if listed is None:
+            continue
+        dirs, files, seen = listed
+        left -= seen
+        for name in sorted(files):
+            _walk_file(os.path.join(folder, name), prefix + name, out)
+        stack.extend((os.path.join(folder, d), f"{prefix}{d}/") for d in sorted(dirs, reverse=True))
+        if left <= 0:
+            out.stopped = True
+            break
     return out
+
+
+def _list_folder(folder: str, left: int, out: _Walk) -> tuple[list[str], list[str], int] | None:
+    """A folder's visible subfolders (not symlinks) and files: at most ``left`` entries read."""
+    dirs: list[str] = []
+    files: list[str] = []
+    seen = 0
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                seen += 1
+                if not entry.name.startswith("."):
+                    if _is_folder(entry):
+                        if not entry.is_symlink():
+                            dirs.append(entry.name)
+                    else:
+                        files.append(entry.name)
+                if seen >= left:
+                    break
+    except OSError as exc:
+        out.problems.append(f"{exc.filename}: unreadable folder: {exc.strerror or exc}")
+        return None
+    return dirs, files, seen
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    """As ``os.walk`` decides (a symlink to a folder is a folder; an error means a file)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _walk_file(full: str, rel: str, out: _Walk) -> None:
+    """Keep a regular file with a text suffix (strings, not Paths: this runs 50,000 times)."""
+    if os.path.splitext(rel)[1].lower() in _BINARY_SUFFIXES:
+        return
+    try:
+        st = os.stat(full)
+    except OSError as exc:
+        out.problems.append(f"{rel}: skipped: {exc.strerror or exc}")
+        return
+    if not stat.S_ISREG(st.st_mode):
+        out.problems.append(f"{rel}: skipped: {describe_mode(st)}")
+        return
+    out.files.append((rel, Path(full), st.st_size, st.st_mtime_ns))
+
+
+def _walk_note(walk: _Walk, corpus: Corpus) -> None:
+    if walk.stopped:
+        corpus.note_limit(
+            f"the folder walk stopped after {MAX_WALKED:,} files and folders (its limit); "
+            "files after them are not in the corpus",
+            partial=True,
+        )
 
 
 def _multi_file_format(walk: _Walk, root: Path) -> tuple[CorpusFormat, list[Path]] | None:
@@ -557,6 +742,7 @@ def _load_folder(
     if multi is not None:
         return _load_multi(root, multi[0], multi[1], walk, progress, cancel, max_bytes)
     corpus = Corpus(root, "folder", "", list(walk.problems))
+    _walk_note(walk, corpus)
     corpus.max_file_bytes = max_file_bytes
     sha = hashlib.sha256(f"v{LOADER_VERSION}\0folder\0".encode())
     total_bytes = 0
@@ -593,6 +779,7 @@ def _load_multi(
     max_bytes: int,
 ) -> Corpus | CorpusError:
     corpus = Corpus(root, "multi" if len(files) > 1 else fmt, "", list(walk.problems))
+    _walk_note(walk, corpus)
     corpus.sources = list(files)
     sha = hashlib.sha256(f"v{LOADER_VERSION}\0multi\0{fmt}\0".encode())
     budget = max_bytes

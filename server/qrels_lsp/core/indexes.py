@@ -5,6 +5,7 @@ the baseline run, and kept for the session (and on disk, by :func:`bm25.load_or_
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,12 +16,19 @@ if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
     from .bm25 import BM25Index
 
 
+MAX_INDEXES = 4
+"""Indexes kept in memory (the most recently used ones): each may be hundreds of megabytes, and
+a session that opens one corpus after another, or a folder corpus whose files keep changing
+(each change is new content, hence a new index), had kept every one of them."""
+
+
 class IndexCache:
-    """One BM25 index per corpus content, built once (on the analysis thread) and kept."""
+    """One BM25 index per corpus content, built once (on the analysis thread) and kept: the
+    latest content of each corpus path, and at most :data:`MAX_INDEXES` in all."""
 
     def __init__(self, cache_dir: str | Path | None = None) -> None:
         self.cache_dir = cache_dir
-        self._ready: dict[tuple[str, str], BM25Index] = {}
+        self._ready: OrderedDict[tuple[str, str], BM25Index] = OrderedDict()
         self._building: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
 
@@ -30,7 +38,22 @@ class IndexCache:
 
     def get(self, corpus: Corpus) -> BM25Index | None:
         """The index if it is ready; never builds."""
-        return self._ready.get(self.key(corpus))
+        key = self.key(corpus)
+        with self._lock:
+            index = self._ready.get(key)
+            if index is not None:
+                self._ready.move_to_end(key)
+            return index
+
+    def _keep(self, key: tuple[str, str], index: BM25Index) -> None:
+        """Keep ``index``: older contents of the same path go, then the least recently used."""
+        with self._lock:
+            for old in [k for k in self._ready if k[0] == key[0] and k != key]:
+                del self._ready[old]
+            self._ready[key] = index
+            self._ready.move_to_end(key)
+            while len(self._ready) > MAX_INDEXES:
+                self._ready.popitem(last=False)
 
     def claim(self, corpus: Corpus) -> bool:
         """True for the one caller that should build this corpus's index now."""
@@ -49,9 +72,9 @@ class IndexCache:
         try:
             from .bm25 import load_or_build  # numpy, only once an index is wanted
 
-            index = self._ready.get(key) or load_or_build(corpus, self.cache_dir, progress=progress)
+            index = self.get(corpus) or load_or_build(corpus, self.cache_dir, progress=progress)
             if index is not None:
-                self._ready[key] = index
+                self._keep(key, index)
             return index
         finally:
             with self._lock:

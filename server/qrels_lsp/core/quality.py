@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .corpus import Corpus
 from .escape import md_code
-from .tokens import STOPWORDS, tokenize
+from .tokens import MAX_TOKENIZED_CHARS, STOPWORDS, tokenize
 
 CANDIDATES_SHOWN = 5
 SPLIT_SHARE = 0.5  # each relevant document holds less than half of the question's terms...
@@ -36,7 +36,7 @@ def exact_tokens(question: str) -> set[str]:
     """Tokens a user typed on purpose: with a digit (codes, versions, models) or capitalised
     mid-sentence (names). Embeddings blur these; keyword search should not miss them."""
     out = set()
-    words = question.split()
+    words = question[:MAX_TOKENIZED_CHARS].split()  # as much as tokenize() reads
     for i, word in enumerate(words):
         for token in tokenize(word):
             if any(c.isdigit() for c in token) or (i > 0 and word[:1].isupper() and len(token) > 2):
@@ -78,7 +78,7 @@ def miss_reasons(
     for doc_id in relevant:
         doc = corpus.get(doc_id)
         if doc is not None:
-            doc_terms[doc_id] = content_terms(doc.searchable_text)
+            doc_terms[doc_id] = content_terms(doc.searchable_prefix(MAX_TOKENIZED_CHARS))
     union = set().union(*doc_terms.values()) if doc_terms else set()
     split = (
         len(doc_terms) > 1

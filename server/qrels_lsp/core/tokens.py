@@ -13,7 +13,14 @@ from collections.abc import Sequence
 
 from .corpus import Document
 
-TOKENIZER_VERSION = 1
+TOKENIZER_VERSION = 2  # 2: texts are tokenized up to MAX_TOKENIZED_CHARS
+
+MAX_TOKENIZED_CHARS = 1_000_000
+"""Characters of one text that are tokenized: a document's first million are indexed (and a
+question's first million searched). NFKD can make one character eighteen (U+FDFA), so a text is
+cut before it is normalised and again after: whatever it holds, its tokens stay under a million
+(30 MB of U+FDFA had cost 3.6 GB). Ordinary documents are far shorter (a novel is about a
+million characters), so their tokens, and BM25's scores, are unchanged."""
 
 # ---------------------------------------------------------------------------------------------
 # Tokenizer
@@ -29,17 +36,20 @@ _TOKEN = re.compile(rf"[{_CJK}]|{_WORD}(?:(?<=\d)\.(?=\d){_WORD})*")
 _MARKS = re.compile("[\u0300-\u036f]+")
 
 
-def normalize(text: str) -> str:
-    """Case- and accent-folded text, the form tokens are cut from."""
+def normalize(text: str, limit: int = MAX_TOKENIZED_CHARS) -> str:
+    """Case- and accent-folded text, the form tokens are cut from: of ``text``'s first ``limit``
+    characters, at most ``limit`` characters (each step that can expand a text is cut)."""
+    text = text[:limit]
     if text.isascii():
         return text.lower()
-    text = unicodedata.normalize("NFKD", text).casefold()
+    text = unicodedata.normalize("NFKD", text)[:limit].casefold()[:limit]
     return unicodedata.normalize("NFC", _MARKS.sub("", text))
 
 
-def tokenize(text: str) -> list[str]:
-    """Tokens as the index and queries see them; the module docstring states the rules."""
-    return _TOKEN.findall(normalize(text))
+def tokenize(text: str, limit: int = MAX_TOKENIZED_CHARS) -> list[str]:
+    """Tokens as the index and queries see them; the module docstring states the rules. Only
+    the first ``limit`` characters count (:data:`MAX_TOKENIZED_CHARS`)."""
+    return _TOKEN.findall(normalize(text, limit))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -57,7 +67,11 @@ def snippet(
     then occurrences; with no match, the document's opening lines. Long lines are cut to
     ``width`` characters around the first match, so one-line JSONL documents still preview.
     """
-    text = document.searchable_text if isinstance(document, Document) else document
+    # Only the part that was indexed: the rest never matched.
+    if isinstance(document, Document):
+        text = document.searchable_prefix(MAX_TOKENIZED_CHARS)
+    else:
+        text = document[:MAX_TOKENIZED_CHARS]
     parts = [p.strip() for p in _SENTENCES.split(text) if p and p.strip()]
     if not parts or lines <= 0:
         return ""
@@ -102,6 +116,16 @@ COPY_THRESHOLD = 0.7
 """QR110 fires when :func:`copy_overlap` reaches this: 70% of the question's content-word
 bigrams appear verbatim in its document. Natural paraphrases reorder and swap words and stay well
 below; a question written while reading the document lands near 1.0."""
+MAX_COPY_QUESTION_CHARS = 1_000
+"""Longer questions are not compared with their documents (QR110 says so instead): a question is
+a sentence or two, and each of its words is looked for in each relevant document, so a 149 KB
+"question" against a 20 MB document had taken 227 s."""
+MAX_COPY_DOCUMENT_CHARS = 100_000
+"""A document is compared on its first 100,000 characters (some 15,000 words): with the question's
+at most 1,000, one comparison is a few milliseconds whatever the files hold."""
+MAX_COPY_DOCUMENTS = 10
+"""Relevant documents a question is compared with, in the order they are listed (a question
+seldom has more): the work per question stays within ten bounded comparisons."""
 
 
 def content_ngrams(text: str) -> list[tuple[str, ...]]:
@@ -129,13 +153,15 @@ def ngram_overlap(
     Tokenizing the document is the cost (a golden set checks every question against each of its
     documents), and a bigram whose words are not even substrings of the folded document cannot
     occur in it: most pairs are ruled out by that count alone, which is returned when it is below
-    ``at_least``.
+    ``at_least``. Only the document's first :data:`MAX_COPY_DOCUMENT_CHARS` are compared.
     """
     if len(grams) < MIN_COPY_NGRAMS:
         return 0.0
+    document_text = document_text[:MAX_COPY_DOCUMENT_CHARS]
     if at_least > 0.0:
         folded = normalize(document_text)
-        bound = sum(all(map(folded.__contains__, g)) for g in grams) / len(grams)
+        found = {w: w in folded for w in {w for g in grams for w in g}}  # each word looked for once
+        bound = sum(all(map(found.__getitem__, g)) for g in grams) / len(grams)
         if bound < at_least:
             return bound
     doc_grams = set(content_ngrams(document_text))

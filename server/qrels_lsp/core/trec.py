@@ -30,8 +30,10 @@ _FIELD = re.compile(r"[^ \t\v\f]+")
 _EXOTIC_WS = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _ATOL = re.compile(r"[ \t\v\f]*([+-]?\d+)")
+# ``\d+(?:\.\d*)?`` rather than the equivalent ``\d+\.?\d*``: the latter splits a run of digits
+# between its two quantifiers in every way before a fullmatch fails (quadratic on a long field).
 _ATOF = re.compile(
-    r"[ \t\v\f]*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?inf(?:inity)?)", re.I
+    r"[ \t\v\f]*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?inf(?:inity)?)", re.I
 )
 
 QRELS_COLUMNS = ("query", "iteration", "document", "grade")
@@ -507,17 +509,37 @@ class Topics(dict[str, Topic]):
 
 _TOP = re.compile(r"<top>(.*?)(?:</top>|(?=<top>)|\Z)", re.S | re.I)
 _NUM = re.compile(r"<num>\s*(?:Number\s*:\s*)?([^\s<]*)", re.I)
-_SECTION = r"<{0}>\s*(?:{1}\s*:)?\s*(.*?)\s*(?:</{0}>|(?=<[a-z/])|\Z)"
-_TITLE = re.compile(_SECTION.format("title", "Topic"), re.S | re.I)
-_DESC = re.compile(_SECTION.format("desc", "Description"), re.S | re.I)
+# A section is what ``<title>\s*(?:Topic\s*:)?\s*(.*?)\s*(?:</title>|(?=<[a-z/])|\Z)`` would
+# capture; but that pattern retries ``\s*`` from every position of a run of spaces that is not
+# followed by a tag (quadratic: 16 KB of spaces took 10 s), so only its head is matched by a regex
+# and the end is the first tag after it, found by a linear search, with the spaces before it cut.
+_SECTION_HEAD = r"<{0}>\s*(?:{1}\s*:)?\s*"
+_TITLE = re.compile(_SECTION_HEAD.format("title", "Topic"), re.I)
+_DESC = re.compile(_SECTION_HEAD.format("desc", "Description"), re.I)
+_SECTION_END = re.compile(r"<[a-z/]", re.I)
 
 
-def _section(body: str) -> re.Match[str] | None:
+def _section_in(body: str, head: re.Pattern[str]) -> tuple[int, int] | None:
+    r"""Where the text of the first section ``head`` opens lies in ``body``: (start, end).
+
+    The lazy text of the old pattern ends at the first tag (``</title>`` is one) or at the end,
+    less the whitespace before it; ``\s`` and ``str.rstrip`` agree on what whitespace is.
+    """
+    m = head.search(body)
+    if m is None:
+        return None
+    start = m.end()
+    end = _SECTION_END.search(body, start)
+    stop = end.start() if end is not None else len(body)
+    return start, start + len(body[start:stop].rstrip())
+
+
+def _section(body: str) -> tuple[int, int] | None:
     """The title, or the description when there is no non-empty title."""
     for rx in (_TITLE, _DESC):
-        m = rx.search(body)
-        if m is not None and m.group(1):
-            return m
+        found = _section_in(body, rx)
+        if found is not None and found[0] < found[1]:
+            return found
     return None
 
 
@@ -528,7 +550,7 @@ def parse_trec_topics(text: str) -> Topics:
     for top in _TOP.finditer(text):
         body, base = top.group(1), top.start(1)
         top_span = Span(top.start(), top.start() + len("<top>"))
-        if not top.group(0).lower().endswith("</top>"):
+        if text[max(top.start(), top.end() - 6) : top.end()].lower() != "</top>":
             out.findings.append(finding("QR301", top_span, "<top> is not closed by </top>"))
         num = _NUM.search(body)
         if num is None or not num.group(1):
@@ -541,9 +563,9 @@ def parse_trec_topics(text: str) -> Topics:
                 finding("QR301", qid_span, f"topic {num.group(1)} has no <title> or <desc> text")
             )
             continue
-        words = " ".join(section.group(1).split())
-        span = Span(base + section.start(1), base + section.end(1))
-        out.add(Topic(num.group(1), words, span, qid_span))
+        start, end = section
+        words = " ".join(body[start:end].split())
+        out.add(Topic(num.group(1), words, Span(base + start, base + end), qid_span))
     return out
 
 
