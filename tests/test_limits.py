@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 import stat
+import time
 from pathlib import Path
 
 import numpy as np
@@ -317,3 +318,26 @@ def test_the_vocabulary_stops_at_its_limit_and_says_so() -> None:
         "terms first seen after that are not indexed"
     ]
     assert list(index.doc_len) == [2, 3, 2]  # lengths still count every token
+
+
+def test_completion_on_a_line_of_a_million_blanks_is_linear() -> None:
+    """yamlcontext's end of a block value: a run of blanks with no `#` after it used to be tried
+    from every blank (a 1M-character line hung completion)."""
+    from qrels_lsp.core.yamlcontext import _BLOCK_VALUE_END
+
+    line = "relevant: a" + " " * 1_000_000 + "b"
+    began = time.monotonic()
+    match = _BLOCK_VALUE_END.search(line)
+    assert match is not None and match.start() == len(line)
+    assert time.monotonic() - began < 5.0  # the robustness bound; quadratic took minutes
+    assert _BLOCK_VALUE_END.search("x  # c").start() == 1  # a comment still ends the value
+
+
+def test_a_missing_key_is_located_in_linear_time(tmp_path: Path) -> None:
+    from qrels_lsp.core.config import load_config
+
+    (tmp_path / "qrels-lsp.toml").write_text("\n" * 20_000 + "k = 'x'\n")
+    began = time.monotonic()
+    config = load_config(tmp_path)
+    assert time.monotonic() - began < 5.0  # the robustness bound; quadratic took minutes
+    assert config.findings and config.findings[0].span.start == 20_000

@@ -379,6 +379,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     for r in results:
         if r.error:
             print(f"qrels-lsp score: {_log(r.path)}: {_log(r.error)}", file=sys.stderr)
+    from .core.corpus import Corpus
+
+    if isinstance(ctx.corpus, Corpus):  # (indexing may add notes: said after the baseline)
+        for note in ctx.corpus.limits:
+            print(f"qrels-lsp score: {_log(ctx.corpus_path)}: {_log(note)}", file=sys.stderr)
     print(_render_scores(results, ctx.k, args.format, project), end="")
     return 1 if any(r.error for r in results) else 0
 

@@ -102,6 +102,10 @@ def check_golden(
             finding("QR109", qrels.corpus.span, f"Corpus `{qrels.corpus.value}`: {corpus.message}")
         )
     known = corpus if isinstance(corpus, Corpus) else None
+    if known is not None and known.limits:
+        span = qrels.corpus.span if qrels.corpus is not None else Span(0, 0)
+        name = f"`{qrels.corpus.value}`" if qrels.corpus is not None else "The corpus"
+        out.append(finding("QR113", span, f"{name}: " + "; ".join(known.limits) + "."))
     if qrels.format != "golden":
         cache = None  # TREC/BEIR qrels are parsed whole, with no edit fixes to keep
     if cache is not None:

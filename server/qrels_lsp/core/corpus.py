@@ -59,6 +59,7 @@ LOADER_VERSION = 1
 
 CorpusFormat = Literal["folder", "jsonl", "tsv", "trec", "multi"]
 Progress = Callable[[int, int], None]
+Inside = Callable[[str], bool]
 Cancel = Callable[[], bool]
 
 _ID_KEYS = ("_id", "id", "doc_id", "docid")
@@ -252,10 +253,14 @@ def load_corpus(
     cancel: Cancel | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    inside: Inside | None = None,
 ) -> Corpus | CorpusError:
-    """Load a corpus, or say why not. Never raises, never blocks on a special file."""
+    """Load a corpus, or say why not. Never raises, never blocks on a special file.
+
+    ``inside`` says whether a symlinked file of a folder corpus may be followed (the workspace
+    boundary): a link that leads out is skipped without looking at what it names."""
     try:
-        return _load(Path(path), progress, cancel, max_bytes, max_file_bytes)
+        return _load(Path(path), progress, cancel, max_bytes, max_file_bytes, inside)
     except _Cancelled:
         return CorpusError("loading the corpus was cancelled", cancelled=True)
     except Exception as exc:  # a loader bug must not take the server down
@@ -272,6 +277,7 @@ def _load(
     cancel: Cancel | None,
     max_bytes: int,
     max_file_bytes: int,
+    inside: Inside | None,
 ) -> Corpus | CorpusError:
     try:
         st = path.stat()
@@ -280,7 +286,7 @@ def _load(
     except OSError as exc:
         return CorpusError(f"cannot access corpus path {path}: {exc.strerror or exc}")
     if stat.S_ISDIR(st.st_mode):
-        return _load_folder(path, progress, cancel, max_bytes, max_file_bytes)
+        return _load_folder(path, progress, cancel, max_bytes, max_file_bytes, inside)
     if not stat.S_ISREG(st.st_mode):
         return CorpusError(
             f"corpus path is not a regular file or folder: {path} ({describe_mode(st)})"
@@ -626,7 +632,9 @@ class _Walk:
     stopped: bool = False  # the walk reached MAX_WALKED entries: later files were not looked at
 
 
-def _walk(root: Path, cancel: Cancel | None, limit: int = MAX_WALKED) -> _Walk:
+def _walk(
+    root: Path, cancel: Cancel | None, limit: int = MAX_WALKED, inside: Inside | None = None
+) -> _Walk:
     """Regular, visible files under ``root``, in the order of a top-down ``os.walk`` with sorted
     names (each folder's files, then its subfolders), looking at no more than ``limit`` entries.
 
@@ -646,8 +654,12 @@ def _walk(root: Path, cancel: Cancel | None, limit: int = MAX_WALKED) -> _Walk:
             continue
         dirs, files, seen = listed
         left -= seen
-        for name in sorted(files):
-            _walk_file(os.path.join(folder, name), prefix + name, out)
+        for name, link in sorted(files):
+            full = os.path.join(folder, name)
+            if link and inside is not None and not inside(full):
+                out.problems.append(f"{prefix + name}: skipped: a link out of the workspace")
+                continue
+            _walk_file(full, prefix + name, out)
         stack.extend((os.path.join(folder, d), f"{prefix}{d}/") for d in sorted(dirs, reverse=True))
         if left <= 0:
             out.stopped = True
@@ -655,21 +667,27 @@ def _walk(root: Path, cancel: Cancel | None, limit: int = MAX_WALKED) -> _Walk:
     return out
 
 
-def _list_folder(folder: str, left: int, out: _Walk) -> tuple[list[str], list[str], int] | None:
-    """A folder's visible subfolders (not symlinks) and files: at most ``left`` entries read."""
+def _list_folder(
+    folder: str, left: int, out: _Walk
+) -> tuple[list[str], list[tuple[str, bool]], int] | None:
+    """A folder's visible subfolders (not symlinks) and files (with whether each is a symlink):
+    at most ``left`` entries read."""
     dirs: list[str] = []
-    files: list[str] = []
+    files: list[tuple[str, bool]] = []
     seen = 0
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
                 seen += 1
                 if not entry.name.startswith("."):
-                    if _is_folder(entry):
-                        if not entry.is_symlink():
-                            dirs.append(entry.name)
+                    if entry.is_symlink():
+                        # Not looked through here: `_walk` follows a link only inside the
+                        # workspace, and a link to a folder is never entered.
+                        files.append((entry.name, True))
+                    elif _is_folder(entry):
+                        dirs.append(entry.name)
                     else:
-                        files.append(entry.name)
+                        files.append((entry.name, False))
                 if seen >= left:
                     break
     except OSError as exc:
@@ -695,6 +713,8 @@ def _walk_file(full: str, rel: str, out: _Walk) -> None:
     except OSError as exc:
         out.problems.append(f"{rel}: skipped: {exc.strerror or exc}")
         return
+    if stat.S_ISDIR(st.st_mode):
+        return  # a symlinked folder: not entered, so a link loop cannot recurse
     if not stat.S_ISREG(st.st_mode):
         out.problems.append(f"{rel}: skipped: {describe_mode(st)}")
         return
@@ -731,13 +751,14 @@ def _load_folder(
     cancel: Cancel | None,
     max_bytes: int,
     max_file_bytes: int,
+    inside: Inside | None = None,
 ) -> Corpus | CorpusError:
     try:
         with os.scandir(root):
             pass
     except OSError as exc:
         return CorpusError(f"cannot read corpus folder {root}: {exc.strerror or exc}")
-    walk = _walk(root, cancel)
+    walk = _walk(root, cancel, inside=inside)
     multi = _multi_file_format(walk, root)
     if multi is not None:
         return _load_multi(root, multi[0], multi[1], walk, progress, cancel, max_bytes)

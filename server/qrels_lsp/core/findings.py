@@ -139,6 +139,13 @@ CODES: dict[str, CheckCode] = {
             "QR111", "runs-not-found", _W, "golden set", "A `runs:` entry that matches no file."
         ),
         CheckCode(
+            "QR113",
+            "corpus-limited",
+            _W,
+            "golden set",
+            "The corpus was read or indexed only in part: a limit cut it (the message says which).",
+        ),
+        CheckCode(
             "QR112",
             "outside-workspace",
             _E,

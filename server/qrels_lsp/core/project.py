@@ -275,7 +275,7 @@ class Project:
             callback = (
                 (lambda done, total: progress("Loading corpus", done, total)) if progress else None
             )
-            self._corpora[path] = load_corpus(path, progress=callback)
+            self._corpora[path] = load_corpus(path, progress=callback, inside=self.boundary.allows)
         return self._corpora[path]
 
     def topics(self, path: Path) -> Topics:

@@ -87,7 +87,9 @@ class _Scan:
 
 
 _PLAIN_STOP = re.compile(r"[,\[\]{}]|:(?=[\s,\[\]{}]|$)|[ \t]#")
-_BLOCK_VALUE_END = re.compile(r"[ \t]+#|$")
+# (the lookbehind starts a match only at the first blank of a run: a million blanks with no `#`
+# after them would otherwise be tried from every one of them)
+_BLOCK_VALUE_END = re.compile(r"(?<![ \t])[ \t]+#|$")
 _KEY_COLON = re.compile(r":(?=[ \t]|$)")
 _BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*[ \t]*(?:#.*)?$")
 
