@@ -17,14 +17,14 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from qrels_lsp.core.boundary import Boundary
+from qrels_lsp.core.base.boundary import Boundary
+from qrels_lsp.core.base.findings import Finding, TextEdit
+from qrels_lsp.core.base.text import LineIndex, Span
 from qrels_lsp.core.checks import check_golden, check_run
-from qrels_lsp.core.config import Config
-from qrels_lsp.core.findings import Finding, TextEdit
-from qrels_lsp.core.golden import parse_golden
-from qrels_lsp.core.project import Project
-from qrels_lsp.core.runyaml import parse_run_yaml
-from qrels_lsp.core.text import LineIndex, Span
+from qrels_lsp.core.formats.golden import parse_golden
+from qrels_lsp.core.formats.run_yaml import parse_run_yaml
+from qrels_lsp.core.project.analysis import Project
+from qrels_lsp.core.project.config import Config
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 
@@ -130,13 +130,14 @@ def assert_spans_in(text: str, findings: Iterable[Finding]) -> None:
             assert 0 <= rel.span.start <= rel.span.end <= n, (rel, n)
 
 
-def apply_edits(text: str, edits: Sequence[TextEdit]) -> str:
-    """Apply edits made against ``text`` (non-overlapping, as LSP requires)."""
+def apply_edits(text: str, edits: Sequence[TextEdit], path: str | None = None) -> str:
+    """Apply edits made against ``text`` (non-overlapping, as LSP requires); every edit must be
+    for ``path`` (None: the file the edits were made for)."""
     ordered = sorted(edits, key=lambda e: (e.span.start, e.span.end))
     for a, b in itertools.pairwise(ordered):
         assert a.span.end <= b.span.start, f"overlapping edits {a} and {b}"
     for edit in reversed(ordered):
-        assert edit.path is None, "edits to other files are not expected here"
+        assert edit.path == path, "edits to other files are not expected here"
         assert 0 <= edit.span.start <= edit.span.end <= len(text)
         text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
     return text

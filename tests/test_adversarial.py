@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 from qrels_lsp.cli import main
-from qrels_lsp.core.boundary import Boundary
-from qrels_lsp.core.config import Config, parse_config_text
-from qrels_lsp.core.corpus import CorpusError, load_corpus
-from qrels_lsp.core.files import read_text
-from qrels_lsp.core.findings import Finding
-from qrels_lsp.core.golden import parse_golden
-from qrels_lsp.core.project import Project
-from qrels_lsp.core.text import LineIndex
-from qrels_lsp.core.trec import parse_trec_run, read_trec_run_ids
+from qrels_lsp.core.base.boundary import Boundary
+from qrels_lsp.core.base.files import read_text
+from qrels_lsp.core.base.findings import Finding
+from qrels_lsp.core.base.text import LineIndex
+from qrels_lsp.core.formats.corpus import CorpusError, load_corpus
+from qrels_lsp.core.formats.golden import parse_golden
+from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
+from qrels_lsp.core.project.analysis import Project
+from qrels_lsp.core.project.config import Config, parse_config_text
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 

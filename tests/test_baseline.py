@@ -12,12 +12,12 @@ import pytest
 import pytrec_eval
 from conftest import EXAMPLES, SHARED_DATA
 from lsp.oracle import bm25_run
-from qrels_lsp.core.baseline import BASELINE_NAME
-from qrels_lsp.core.boundary import Boundary
-from qrels_lsp.core.config import load_config
-from qrels_lsp.core.corpus import Corpus
+from qrels_lsp.core.base.boundary import Boundary
+from qrels_lsp.core.formats.corpus import Corpus
 from qrels_lsp.core.model import Qrels
-from qrels_lsp.core.project import Project
+from qrels_lsp.core.project.analysis import Project
+from qrels_lsp.core.project.config import load_config
+from qrels_lsp.core.search.baseline import BASELINE_NAME
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 
@@ -129,10 +129,10 @@ def test_baseline_needs_a_corpus(tmp_path: Path) -> None:
 
 def test_baseline_rankings_of_edited_questions_do_not_pile_up() -> None:
     """Every keystroke in a question is a new question to rank; the old ones must not be kept."""
-    from qrels_lsp.core.baseline import BaselineCache
-    from qrels_lsp.core.bm25 import build_index
-    from qrels_lsp.core.corpus import load_corpus
-    from qrels_lsp.core.golden import parse_golden
+    from qrels_lsp.core.formats.corpus import load_corpus
+    from qrels_lsp.core.formats.golden import parse_golden
+    from qrels_lsp.core.search.baseline import BaselineCache
+    from qrels_lsp.core.search.bm25 import build_index
 
     corpus = load_corpus(EXAMPLES / "corpus")
     assert isinstance(corpus, Corpus)

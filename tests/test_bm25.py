@@ -11,10 +11,10 @@ import pytest
 from conftest import SHARED_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qrels_lsp.core import bm25
-from qrels_lsp.core.bm25 import BM25Index, build_index, cache_path, load_or_build
-from qrels_lsp.core.corpus import Corpus, Document, load_corpus
-from qrels_lsp.core.tokens import (
+from qrels_lsp.core.formats.corpus import Corpus, Document, load_corpus
+from qrels_lsp.core.search import bm25
+from qrels_lsp.core.search.bm25 import BM25Index, build_index, cache_path, load_or_build
+from qrels_lsp.core.search.tokens import (
     COPY_THRESHOLD,
     content_ngrams,
     copy_overlap,
@@ -301,7 +301,7 @@ def test_copy_overlap_bound_never_hides_a_copy() -> None:
     """With ``at_least`` the substring bound of ngram_overlap may stand in for the value only below the threshold:
     every question of the demo and every sentence of its documents, against every document."""
     from conftest import EXAMPLES
-    from qrels_lsp.core.golden import parse_golden
+    from qrels_lsp.core.formats.golden import parse_golden
 
     corpus = load_corpus(EXAMPLES / "corpus")
     assert isinstance(corpus, Corpus)

@@ -1,5 +1,5 @@
 """The workspace boundary in the core: what a golden set, a run or a configuration may make the
-tool read (core/boundary.py, core/globs.py), with real files and symlinks in tmp_path.
+tool read (core/base/boundary.py, core/base/globs.py), with real files and symlinks in tmp_path.
 
 The outside world is a sibling folder of the workspace holding a "secret" corpus; every test
 checks both that the refusal is said (QR112 where the path is written) and that nothing of the
@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from qrels_lsp.core.boundary import Boundary
-from qrels_lsp.core.config import load_config
-from qrels_lsp.core.globs import MAX_MATCHES, MAX_VISITS, expand
-from qrels_lsp.core.project import Project
-from qrels_lsp.core.text import LineIndex
+from qrels_lsp.core.base.boundary import Boundary
+from qrels_lsp.core.base.globs import MAX_MATCHES, MAX_VISITS, expand
+from qrels_lsp.core.base.text import LineIndex
+from qrels_lsp.core.project.analysis import Project
+from qrels_lsp.core.project.config import load_config
 
 SECRET_IDS = ("id_rsa", "shadow", "token-ghp_0123456789")
 
@@ -250,3 +250,18 @@ def test_refusal_says_how_to_allow(world: tuple[Path, Path]) -> None:
     message = Boundary.of([ws]).refusal(out)
     assert str(ws) in message and "allow_outside" in message and "--allow-outside" in message
     assert LineIndex(message).line_count == 1
+
+
+def test_a_workspace_given_through_a_symlinked_folder(tmp_path: Path) -> None:
+    """Editors often name the workspace through a link (/tmp -> /private/tmp): a path written
+    that way is inside, resolved from the real folder without a look at the link."""
+    real_ws = tmp_path / "real"
+    (real_ws / "corpus").mkdir(parents=True)
+    (real_ws / "corpus" / "a.md").write_text("x")
+    (tmp_path / "link").symlink_to(real_ws, target_is_directory=True)
+    given = tmp_path / "link"
+    boundary = Boundary.of([given])
+    assert boundary.resolve(given / "corpus" / "a.md") == real_ws / "corpus" / "a.md"
+    assert boundary.resolve(real_ws / "corpus") == real_ws / "corpus"
+    assert boundary.resolve(given / ".." / "real" / "corpus") is None  # `..` out of the root
+    assert boundary.resolve(tmp_path / "elsewhere") is None

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 from conftest import EXAMPLES, SHARED_DATA
-from qrels_lsp.core.golden import parse_golden
-from qrels_lsp.core.runyaml import parse_run_yaml
-from qrels_lsp.core.trec import parse_trec_qrels, parse_trec_run
+from qrels_lsp.core.formats.golden import parse_golden
+from qrels_lsp.core.formats.run_yaml import parse_run_yaml
+from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels
+from qrels_lsp.core.formats.trec_run import parse_trec_run
 
 ENV = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONUTF8": "1"}
 

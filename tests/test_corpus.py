@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED_DATA
-from qrels_lsp.core.corpus import Corpus, CorpusError, load_corpus
-from qrels_lsp.core.text import Span
+from qrels_lsp.core.base.text import Span
+from qrels_lsp.core.formats.corpus import Corpus, CorpusError, load_corpus
 
 VASWANI_TREC = SHARED_DATA / "vaswani" / "corpus" / "doc-text.trec"
 

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import PositionCodec, TextDocument
-from qrels_lsp.core.text import LineIndex, line_index, line_index_after
-from qrels_lsp.lsp.documents import IndexedTextDocument
+from qrels_lsp.core.base.text import LineIndex, line_index, line_index_after
+from qrels_lsp.lsp.compat import IndexedTextDocument
 
 # LSP's line breaks only: pygls also splits at form feeds and U+2028, which editors do not.
 PIECES = st.sampled_from([*"ab :-\n", "\r\n", "\r", "é", "😀", "文", "\t"])
@@ -89,7 +89,7 @@ def test_a_derived_line_index_equals_a_fresh_one(text: str, data: st.DataObject)
 )
 def test_vectorised_line_starts_equal_the_plain_scan(text: str) -> None:
     """The numpy path for big texts (text._line_starts_vectorised) against the str.find loop."""
-    from qrels_lsp.core import text as text_module
+    from qrels_lsp.core.base import text as text_module
 
     plain = [0]
     i = text.find("\n")

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from bounded import CLI, Bounded, run_bounded
 from qrels_lsp.core.checks import SUGGESTION_BUDGET
-from qrels_lsp.core.corpus import DEFAULT_MAX_BYTES, MAX_WALKED
+from qrels_lsp.core.formats.corpus import DEFAULT_MAX_BYTES, MAX_WALKED
 
 
 def golden(folder: Path, corpus: str, queries: dict[str, tuple[str, list[str]]]) -> Path:

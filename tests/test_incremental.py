@@ -7,9 +7,9 @@ import random
 from conftest import EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qrels_lsp.core.golden import parse_golden
-from qrels_lsp.core.incremental import diff, reparse
+from qrels_lsp.core.formats.golden import parse_golden
 from qrels_lsp.core.model import Qrels
+from qrels_lsp.core.project.incremental import diff, reparse
 
 DEMO = (EXAMPLES / "support.qrels.yaml").read_text(encoding="utf-8")
 

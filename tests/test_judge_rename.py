@@ -12,16 +12,26 @@ import numpy as np
 import pytest
 import yaml
 from conftest import EXAMPLES
+from fixtures import apply_edits
 from lsp.applyedits import changed_lines as diff
-from qrels_lsp.core.completion import NOT_READY, Request, complete
-from qrels_lsp.core.corpus import load_corpus
-from qrels_lsp.core.golden import parse_golden
-from qrels_lsp.core.indexes import IndexCache
-from qrels_lsp.core.judge import JudgeError, apply_edits, judge_golden, judge_trec, yaml_scalar
-from qrels_lsp.core.rename import RenameError, RenameTarget, query_id_at, rename_query
-from qrels_lsp.core.text import Span
-from qrels_lsp.core.tokens import tokenize
+from qrels_lsp.core.base.text import Span
+from qrels_lsp.core.formats import EditRefused as JudgeError
+from qrels_lsp.core.formats import beir_qrels, trec_qrels
+from qrels_lsp.core.formats.corpus import load_corpus
+from qrels_lsp.core.formats.golden import parse_golden
+from qrels_lsp.core.formats.golden_write import add_judgment as judge_golden
+from qrels_lsp.core.formats.yaml.scalar import yaml_scalar
+from qrels_lsp.core.search.indexes import IndexCache
+from qrels_lsp.core.search.tokens import tokenize
+from qrels_lsp.ide.completion import NOT_READY, Request, complete
+from qrels_lsp.ide.rename import RenameError, RenameTarget, query_id_at, rename_query
 from rank_bm25 import BM25Okapi
+
+
+def judge_trec(text: str, qid: str, doc: str, grade: int, *, beir: bool = False) -> list:  # type: ignore[type-arg]
+    """The judge edit of a TREC (or BEIR) qrels file, as the format registry offers it."""
+    return (beir_qrels if beir else trec_qrels).add_judgment(text, qid, doc, grade)
+
 
 # -- judge ---------------------------------------------------------------------------------------
 
@@ -158,7 +168,9 @@ def test_rename_everywhere_minimally() -> None:
     edits = rename_query(targets(), "old", "new-id")
     out = {}
     for t in targets():
-        out[t.path.name] = apply_edits(t.text, [e for e in edits if e.path == str(t.path)])
+        out[t.path.name] = apply_edits(
+            t.text, [e for e in edits if e.path == str(t.path)], str(t.path)
+        )
     assert out == {
         "g.qrels.yaml": R_GOLDEN.replace("  old:", "  new-id:"),
         "r.run.yaml": R_RUN.replace("'old'", "'new-id'"),
@@ -169,9 +181,12 @@ def test_rename_everywhere_minimally() -> None:
 
 def test_rename_keeps_or_adds_quotes() -> None:
     [edit] = rename_query([targets()[1]], "old", "it's")
-    assert apply_edits(R_RUN, [edit]) == R_RUN.replace("'old'", "'it''s'")
+    assert apply_edits(R_RUN, [edit], "/x/r.run.yaml") == R_RUN.replace("'old'", "'it''s'")
     [edit] = rename_query([targets()[0]], "old", "true")
-    assert yaml.safe_load(apply_edits(R_GOLDEN, [edit]))["queries"].keys() == {"true", "other"}
+    assert yaml.safe_load(apply_edits(R_GOLDEN, [edit], "/x/g.qrels.yaml"))["queries"].keys() == {
+        "true",
+        "other",
+    }
 
 
 def test_rename_refusals() -> None:

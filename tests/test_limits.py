@@ -15,13 +15,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from qrels_lsp.core import corpus as corpus_module
-from qrels_lsp.core.bm25 import build_index
+from qrels_lsp.core.base.files import describe_mode
 from qrels_lsp.core.checks import SUGGESTION_BUDGET, check_golden
-from qrels_lsp.core.corpus import MAX_WALKED, Corpus, load_corpus
-from qrels_lsp.core.files import describe_mode
-from qrels_lsp.core.golden import parse_golden
-from qrels_lsp.core.tokens import (
+from qrels_lsp.core.formats import corpus as corpus_module
+from qrels_lsp.core.formats.corpus import MAX_WALKED, Corpus, load_corpus
+from qrels_lsp.core.formats.golden import parse_golden
+from qrels_lsp.core.search.bm25 import build_index
+from qrels_lsp.core.search.tokens import (
     MAX_COPY_QUESTION_CHARS,
     MAX_TOKENIZED_CHARS,
     copy_overlap,
@@ -215,7 +215,7 @@ def test_describe_mode_is_what_a_fifo_is_called(tmp_path: Path) -> None:
 
 
 def test_the_cache_evicts_the_least_recently_used_files(tmp_path: Path) -> None:
-    from qrels_lsp.core.bm25 import _evict
+    from qrels_lsp.core.search.bm25 import _evict
 
     files = []
     for i in range(5):
@@ -232,7 +232,7 @@ def test_the_cache_evicts_the_least_recently_used_files(tmp_path: Path) -> None:
 
 
 def test_an_index_too_big_for_the_cache_is_not_written(tmp_path: Path) -> None:
-    from qrels_lsp.core.bm25 import _write_cache, cache_key
+    from qrels_lsp.core.search.bm25 import _write_cache, cache_key
 
     path = tmp_path / "c.jsonl"
     path.write_text('{"_id": "a", "text": "some words here"}\n', encoding="utf-8")
@@ -247,7 +247,7 @@ def test_an_index_too_big_for_the_cache_is_not_written(tmp_path: Path) -> None:
 
 
 def test_a_cached_index_brings_back_what_building_it_noted(tmp_path: Path) -> None:
-    from qrels_lsp.core.bm25 import cache_path, load_or_build
+    from qrels_lsp.core.search.bm25 import cache_path, load_or_build
 
     path = tmp_path / "c.jsonl"
     path.write_text(f'{{"_id": "long", "text": "{"word " * 210_000}"}}\n', encoding="utf-8")
@@ -263,7 +263,7 @@ def test_a_cached_index_brings_back_what_building_it_noted(tmp_path: Path) -> No
 
 
 def test_indexes_in_memory_are_the_latest_of_each_corpus_and_few(tmp_path: Path) -> None:
-    from qrels_lsp.core.indexes import MAX_INDEXES, IndexCache
+    from qrels_lsp.core.search.indexes import MAX_INDEXES, IndexCache
 
     cache = IndexCache(tmp_path / "cache")
     path = tmp_path / "c.jsonl"
@@ -290,7 +290,7 @@ def test_indexes_in_memory_are_the_latest_of_each_corpus_and_few(tmp_path: Path)
 def test_postings_placed_chunk_by_chunk_equal_one_sort(monkeypatch: pytest.MonkeyPatch) -> None:
     """The build places postings a chunk at a time (memory); with chunks of a few postings the
     arrays are exactly those of one chunk, which test_bm25 holds to rank_bm25's scores."""
-    from qrels_lsp.core import bm25
+    from qrels_lsp.core.search import bm25
 
     rng = random.Random(3)
     words = [f"w{i}" for i in range(300)]
@@ -306,7 +306,7 @@ def test_postings_placed_chunk_by_chunk_equal_one_sort(monkeypatch: pytest.Monke
 
 
 def test_the_vocabulary_stops_at_its_limit_and_says_so() -> None:
-    from qrels_lsp.core import bm25
+    from qrels_lsp.core.search import bm25
 
     docs = [["a", "b"], ["c", "a", "d"], ["e", "b"]]
     notes: list[str] = []
@@ -323,7 +323,7 @@ def test_the_vocabulary_stops_at_its_limit_and_says_so() -> None:
 def test_completion_on_a_line_of_a_million_blanks_is_linear() -> None:
     """yamlcontext's end of a block value: a run of blanks with no `#` after it used to be tried
     from every blank (a 1M-character line hung completion)."""
-    from qrels_lsp.core.yamlcontext import _BLOCK_VALUE_END
+    from qrels_lsp.core.formats.yaml.context import _BLOCK_VALUE_END
 
     line = "relevant: a" + " " * 1_000_000 + "b"
     began = time.monotonic()
@@ -334,7 +334,7 @@ def test_completion_on_a_line_of_a_million_blanks_is_linear() -> None:
 
 
 def test_a_missing_key_is_located_in_linear_time(tmp_path: Path) -> None:
-    from qrels_lsp.core.config import load_config
+    from qrels_lsp.core.project.config import load_config
 
     (tmp_path / "qrels-lsp.toml").write_text("\n" * 20_000 + "k = 'x'\n")
     began = time.monotonic()

@@ -18,11 +18,12 @@ from pathlib import Path
 from conftest import SHARED_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qrels_lsp.core import corpus as corpus_module
-from qrels_lsp.core.corpus import Corpus, Document, _first_line_title
-from qrels_lsp.core.findings import finding
-from qrels_lsp.core.text import LineIndex, Span
-from qrels_lsp.core.trec import Topic, Topics, parse_trec_topics, sniff_trec_kind
+from qrels_lsp.core.base.findings import finding
+from qrels_lsp.core.base.text import LineIndex, Span
+from qrels_lsp.core.formats import corpus as corpus_module
+from qrels_lsp.core.formats.corpus import Corpus, Document, _first_line_title
+from qrels_lsp.core.formats.topics import Topic, Topics, parse_trec_topics
+from qrels_lsp.core.formats.trec_lines import sniff_trec_kind
 
 SETTINGS = settings(max_examples=150, deadline=None)
 VASWANI = SHARED_DATA / "vaswani"

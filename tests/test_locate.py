@@ -11,10 +11,17 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qrels_lsp.core.boundary import Boundary
-from qrels_lsp.core.config import Config
-from qrels_lsp.core.golden import parse_golden
-from qrels_lsp.core.locate import (
+from qrels_lsp.core.base.boundary import Boundary
+from qrels_lsp.core.base.text import Span
+from qrels_lsp.core.formats.beir_qrels import parse_beir_qrels
+from qrels_lsp.core.formats.golden import parse_golden
+from qrels_lsp.core.formats.run_yaml import parse_run_yaml
+from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels
+from qrels_lsp.core.formats.trec_run import parse_trec_run
+from qrels_lsp.core.model import Qrels, Run
+from qrels_lsp.core.project.analysis import Project
+from qrels_lsp.core.project.config import Config
+from qrels_lsp.ide.locate import (
     Target,
     citations,
     family,
@@ -24,11 +31,6 @@ from qrels_lsp.core.locate import (
     query_span,
     rank_of,
 )
-from qrels_lsp.core.model import Qrels, Run
-from qrels_lsp.core.project import Project
-from qrels_lsp.core.runyaml import parse_run_yaml
-from qrels_lsp.core.text import Span
-from qrels_lsp.core.trec import parse_beir_qrels, parse_trec_qrels, parse_trec_run
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 from conftest import SHARED_DATA
+from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels
+from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
 from qrels_lsp.core.metrics import (
     Metric,
     default_metrics,
@@ -30,7 +32,6 @@ from qrels_lsp.core.metrics import (
     trec_eval_order,
 )
 from qrels_lsp.core.model import Qrels, Run
-from qrels_lsp.core.trec import parse_trec_qrels, parse_trec_run, read_trec_run_ids
 
 # (qrels, run, relevance level)
 PAIRS: list[tuple[str, str, int]] = [

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
-from qrels_lsp.core.boundary import Boundary
-from qrels_lsp.core.config import load_config
-from qrels_lsp.core.files import read_text
+from qrels_lsp.core.base.boundary import Boundary
+from qrels_lsp.core.base.files import read_text
 from qrels_lsp.core.model import Qrels
-from qrels_lsp.core.project import Project
+from qrels_lsp.core.project.analysis import Project
+from qrels_lsp.core.project.config import load_config
 from qrels_lsp.lsp.convert import Positions
-from qrels_lsp.lsp.lenses import LensEncoder
+from qrels_lsp.lsp.features.lenses import LensEncoder
 from test_incremental_project import edits
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
@@ -128,9 +128,10 @@ def test_patched_outlines_equal_lsprotocols(
     """``limit``: documents listed under questions; the demo's 55 are over 12, and then the
     outline lists the questions only."""
     from pygls.protocol import default_converter
-    from qrels_lsp.lsp import navigation
+    from qrels_lsp.ide import outline
+    from qrels_lsp.lsp.features import navigation
 
-    monkeypatch.setattr(navigation, "MAX_OUTLINE_CHILDREN", limit)
+    monkeypatch.setattr(outline, "MAX_OUTLINE_CHILDREN", limit)
     demo = Demo(tmp_path)
     golden, project = demo.golden, demo.project
     encoder = navigation.OutlineEncoder()
@@ -143,7 +144,8 @@ def test_patched_outlines_equal_lsprotocols(
         assert analysis is not None and isinstance(analysis.model, Qrels)
         pos = Positions(analysis.text, "utf-16")
         ours = json.loads(encoder.encode(pos, analysis))
-        assert ours == converter.unstructure(navigation.outline(analysis.model, pos))
+        theirs = [navigation.symbol_of(s, pos) for s in outline.outline(analysis.model)]
+        assert ours == converter.unstructure(theirs)
         if not analysis.runs:
             demo.texts[golden] = before
 
@@ -154,14 +156,15 @@ def test_an_outline_crossing_the_document_limit_is_made_whole(
     """A document added within a line (a flow list) changes no line, but may take the file over
     the limit for listing documents: then every symbol changes, not just the edited one's."""
     from pygls.protocol import default_converter
-    from qrels_lsp.lsp import navigation
+    from qrels_lsp.ide import outline
+    from qrels_lsp.lsp.features import navigation
 
     demo = Demo(tmp_path)
     golden, project = demo.golden, demo.project
     first = project.analyse(golden)
     assert first is not None and isinstance(first.model, Qrels)
     total = sum(len(q.judgments) for q in first.model.queries.values())
-    monkeypatch.setattr(navigation, "MAX_OUTLINE_CHILDREN", total)
+    monkeypatch.setattr(outline, "MAX_OUTLINE_CHILDREN", total)
     encoder = navigation.OutlineEncoder()
     converter = default_converter()
     listed = "relevant: [kb/local-admin-page.md]"
@@ -176,7 +179,8 @@ def test_an_outline_crossing_the_document_limit_is_made_whole(
         assert analysis.changed_since(shown) is not None  # one entry re-parsed: patch is tried
         pos = Positions(analysis.text, "utf-16")
         ours = json.loads(encoder.encode(pos, analysis))
-        assert ours == converter.unstructure(navigation.outline(analysis.model, pos))
+        theirs = [navigation.symbol_of(s, pos) for s in outline.outline(analysis.model)]
+        assert ours == converter.unstructure(theirs)
         assert ("children" in ours[0]) == children
 
 
@@ -198,11 +202,12 @@ def test_pieces_below_an_edit_that_adds_lines_are_moved(tmp_path: Path) -> None:
     """Enter in an entry moves every lens and symbol below it by whole lines: they are written
     again at their new lines from their templates, and must read as if made afresh."""
     from pygls.protocol import default_converter
-    from qrels_lsp.lsp import navigation
+    from qrels_lsp.ide import outline
+    from qrels_lsp.lsp.features import navigation
 
     demo = Demo(tmp_path)
     golden = demo.golden
-    lenses, outline = LensEncoder(str(golden)), navigation.OutlineEncoder()
+    lenses, outlines = LensEncoder(str(golden)), navigation.OutlineEncoder()
     converter = default_converter()
     rng = random.Random(3)
     moved = 0
@@ -214,6 +219,7 @@ def test_pieces_below_an_edit_that_adds_lines_are_moved(tmp_path: Path) -> None:
         last = lenses._pieces.last(pos, analysis)
         moved += last is not None and last.lines != 0
         assert lenses.encode(pos, analysis) == LensEncoder(str(golden)).encode(pos, analysis)
-        symbols = json.loads(outline.encode(pos, analysis))
-        assert symbols == converter.unstructure(navigation.outline(analysis.model, pos))
+        symbols = json.loads(outlines.encode(pos, analysis))
+        theirs = [navigation.symbol_of(s, pos) for s in outline.outline(analysis.model)]
+        assert symbols == converter.unstructure(theirs)
     assert moved >= 30

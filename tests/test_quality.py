@@ -5,11 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import EXAMPLES
-from qrels_lsp.core.boundary import Boundary
-from qrels_lsp.core.config import Config
-from qrels_lsp.core.corpus import Corpus, load_corpus
-from qrels_lsp.core.project import Project
-from qrels_lsp.core.quality import exact_tokens, miss_reasons, missed_judgments, quality_notes
+from qrels_lsp.core.base.boundary import Boundary
+from qrels_lsp.core.formats.corpus import Corpus, load_corpus
+from qrels_lsp.core.project.analysis import Project
+from qrels_lsp.core.project.config import Config
+from qrels_lsp.core.search.quality import (
+    exact_tokens,
+    miss_reasons,
+    missed_judgments,
+    quality_notes,
+)
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from conftest import ROOT
-from qrels_lsp.core.config import SETTINGS
-from qrels_lsp.core.findings import CODES
+from qrels_lsp.core.codes import CODES
+from qrels_lsp.core.project.config import SETTINGS
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

@@ -6,19 +6,13 @@ from itertools import pairwise
 
 import pytest
 from conftest import SHARED_DATA
-from qrels_lsp.core.findings import Finding
-from qrels_lsp.core.text import LineIndex, Span
-from qrels_lsp.core.trec import (
-    parse_beir_qrels,
-    parse_queries_jsonl,
-    parse_queries_tsv,
-    parse_trec_qrels,
-    parse_trec_run,
-    parse_trec_topics,
-    read_trec_qrels_grades,
-    read_trec_run_ids,
-    sniff_trec_kind,
-)
+from qrels_lsp.core.base.findings import Finding
+from qrels_lsp.core.base.text import LineIndex, Span
+from qrels_lsp.core.formats.beir_qrels import parse_beir_qrels
+from qrels_lsp.core.formats.topics import parse_queries_jsonl, parse_queries_tsv, parse_trec_topics
+from qrels_lsp.core.formats.trec_lines import sniff_trec_kind
+from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels, read_trec_qrels_grades
+from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
 
 
 def where(text: str, span: Span) -> tuple[int, int, int, int]:
@@ -174,7 +168,7 @@ def test_beir_qrels() -> None:
     assert where(BEIR, short.span) == (4, 4, 4, 4)
     assert where(BEIR, extra.span) == (5, 7, 5, 8)
     assert q.grades() == {"q1": {"文档 😀": 1}, "q2": {"d": 1}, "q3": {"d": 1}}
-    assert q.format == "beir"
+    assert q.format == "beir-qrels"
 
 
 TOPICS = (

@@ -13,23 +13,20 @@ from typing import Any
 from conftest import SHARED_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qrels_lsp.core.findings import Finding
-from qrels_lsp.core.metrics import order_by_score
-from qrels_lsp.core.model import Qrels, Run
-from qrels_lsp.core.text import Span
-from qrels_lsp.core.trec import (
+from qrels_lsp.core.base.findings import Finding
+from qrels_lsp.core.base.text import Span
+from qrels_lsp.core.formats.beir_qrels import parse_beir_qrels
+from qrels_lsp.core.formats.topics import (
     Topics,
-    _read_strict_run,
-    parse_beir_qrels,
     parse_queries_jsonl,
     parse_queries_tsv,
-    parse_trec_qrels,
-    parse_trec_run,
     parse_trec_topics,
-    read_trec_qrels_grades,
-    read_trec_run_ids,
-    sniff_trec_kind,
 )
+from qrels_lsp.core.formats.trec_lines import sniff_trec_kind
+from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels, read_trec_qrels_grades
+from qrels_lsp.core.formats.trec_run import _read_strict_run, parse_trec_run, read_trec_run_ids
+from qrels_lsp.core.metrics import order_by_score
+from qrels_lsp.core.model import Qrels, Run
 
 SETTINGS = settings(max_examples=200, deadline=None)
 

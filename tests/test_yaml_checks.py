@@ -25,13 +25,14 @@ from fixtures import (
     run_findings,
     strip_markers,
 )
-from qrels_lsp.core.boundary import Boundary
-from qrels_lsp.core.config import Config, parse_config_text
-from qrels_lsp.core.findings import CODES, Finding, Severity
-from qrels_lsp.core.golden import parse_golden
-from qrels_lsp.core.project import Project
-from qrels_lsp.core.runyaml import parse_run_yaml
-from qrels_lsp.core.text import LineIndex
+from qrels_lsp.core.base.boundary import Boundary
+from qrels_lsp.core.base.findings import Finding, Severity
+from qrels_lsp.core.base.text import LineIndex
+from qrels_lsp.core.codes import CODES
+from qrels_lsp.core.formats.golden import parse_golden
+from qrels_lsp.core.formats.run_yaml import parse_run_yaml
+from qrels_lsp.core.project.analysis import Project
+from qrels_lsp.core.project.config import Config, parse_config_text
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 
@@ -601,7 +602,7 @@ def test_config_ignore_silences_a_code(tmp_path: Path, corpus: Path) -> None:
 def test_config_file_ignore_is_read_and_applied(tmp_path: Path) -> None:
     write(tmp_path / "qrels-lsp.toml", 'ignore = ["qr104"]\n')
     path = write(tmp_path / "g.qrels.yaml", "queries:\n  q:\n    question: y\n")
-    from qrels_lsp.core.config import load_config
+    from qrels_lsp.core.project.config import load_config
 
     config = load_config(path)
     assert config.ignore == frozenset({"QR104"})
@@ -724,7 +725,7 @@ def test_check_cache_sees_a_reloaded_corpus(tmp_path: Path) -> None:
     import gc
 
     from qrels_lsp.core.checks import CheckCache, check_golden
-    from qrels_lsp.core.corpus import Corpus, load_corpus
+    from qrels_lsp.core.formats.corpus import Corpus, load_corpus
 
     text = (
         "corpus: c.jsonl\nqueries:\n  q1:\n    question: how do I reset it?\n    relevant: [d1]\n"

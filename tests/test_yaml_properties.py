@@ -10,12 +10,12 @@ from pathlib import Path
 from fixtures import apply_edits, assert_spans_in, codes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from qrels_lsp.core.base.text import Span
 from qrels_lsp.core.checks import check_golden, check_run
-from qrels_lsp.core.golden import parse_golden
+from qrels_lsp.core.formats.golden import parse_golden
+from qrels_lsp.core.formats.run_yaml import parse_run_yaml
+from qrels_lsp.core.formats.yaml.tree import YMap, YNode, YScalar, YSeq, parse_yaml
 from qrels_lsp.core.model import Qrels, Run
-from qrels_lsp.core.runyaml import parse_run_yaml
-from qrels_lsp.core.text import Span
-from qrels_lsp.core.yamltree import YMap, YNode, YScalar, YSeq, parse_yaml
 
 GOLDEN = """\
 # Support golden set 😀 — 日本語 comment

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from qrels_lsp.core.yamlcontext import context_at, entries_of
+from qrels_lsp.core.formats.yaml.context import context_at, entries_of
 
 
 def at(marked: str) -> tuple[str, int]:
@@ -125,7 +125,7 @@ def test_entries_with_spans_and_quotes() -> None:
 
 def test_the_demo_golden_set_reads_like_the_parser() -> None:
     from conftest import EXAMPLES
-    from qrels_lsp.core.golden import parse_golden
+    from qrels_lsp.core.formats.golden import parse_golden
 
     text = (EXAMPLES / "support.qrels.yaml").read_text(encoding="utf-8")
     model = parse_golden(text)

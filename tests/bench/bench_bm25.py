@@ -76,7 +76,7 @@ def generated(n_docs: int, seed: int = 42, vocab: int = 60_000) -> tuple[list[st
 
 
 def vaswani() -> tuple[list[str], list[str]]:
-    from qrels_lsp.core.corpus import Corpus, load_corpus
+    from qrels_lsp.core.formats.corpus import Corpus, load_corpus
 
     corpus = load_corpus(VASWANI / "corpus" / "doc-text.trec")
     assert isinstance(corpus, Corpus), corpus
@@ -105,7 +105,7 @@ def top_from_scores(scores: np.ndarray, k: int) -> list[int]:
 
 def run_one(name: str, system: str) -> dict[str, Any]:
     """One (workload, system) measurement, in a fresh process."""
-    from qrels_lsp.core.bm25 import BM25Index, tokenize
+    from qrels_lsp.core.search.bm25 import BM25Index, tokenize
 
     texts, questions = workload(name)
     t0 = time.perf_counter()

@@ -27,13 +27,13 @@ from pathlib import Path
 system, path = sys.argv[1], Path(sys.argv[2])
 t0 = time.perf_counter()
 if system == "ours":
-    from qrels_lsp.core.bm25 import build_index
-    from qrels_lsp.core.corpus import load_corpus
+    from qrels_lsp.core.search.bm25 import build_index
+    from qrels_lsp.core.formats.corpus import load_corpus
     corpus = load_corpus(path)
     index = build_index(corpus)
     n = len(index)
 else:
-    from qrels_lsp.core.bm25 import tokenize
+    from qrels_lsp.core.search.bm25 import tokenize
     docs = []
     with path.open(encoding="utf-8") as f:
         for line in f:

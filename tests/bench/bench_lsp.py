@@ -24,6 +24,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -185,23 +186,7 @@ def _edit_loop(
     for i in range(warmup + edits):
         line = lines[(i * 131) % len(lines)]
         version += 1
-        mark = client.mark()
-        t0 = client.notify(
-            "textDocument/didChange",
-            {
-                "textDocument": {"uri": uri, "version": version},
-                "contentChanges": [
-                    {
-                        "range": {
-                            "start": {"line": line, "character": col},
-                            "end": {"line": line, "character": col},
-                        },
-                        "text": "e",
-                    }
-                ],
-            },
-        )
-        t_diag, _msg, _ = client.wait_notification(diagnostics_for(uri, version), mark, timeout=300)
+        t0, t_diag = _keystroke(client, uri, version, line, col)
         sample = {"line": line, "diagnostics_s": t_diag - t0}
         if kind == "ours":
             rid, _ = client.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
@@ -244,6 +229,131 @@ def _count_symbols(symbols: list[dict[str, Any]]) -> int:
     return sum(1 + _count_symbols(s.get("children") or []) for s in symbols)
 
 
+INDEX_TITLE = "Indexing corpus (BM25)"
+
+
+def _progress(title: str) -> Callable[[dict[str, Any]], bool]:
+    """A predicate: the begin of work-done progress titled ``title``."""
+
+    def pred(msg: dict[str, Any]) -> bool:
+        value = (msg.get("params") or {}).get("value") or {}
+        return msg.get("method") == "$/progress" and value.get("title") == title
+
+    return pred
+
+
+def _ended(token: str) -> Callable[[dict[str, Any]], bool]:
+    def pred(msg: dict[str, Any]) -> bool:
+        params = msg.get("params") or {}
+        return (
+            msg.get("method") == "$/progress"
+            and params.get("token") == token
+            and (params.get("value") or {}).get("kind") == "end"
+        )
+
+    return pred
+
+
+def _keystroke(client: Client, uri: str, version: int, line: int, col: int) -> tuple[float, float]:
+    """One character typed into a question: when it was sent, and when that version's
+    diagnostics arrived."""
+    mark = client.mark()
+    t0 = client.notify(
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [
+                {
+                    "range": {
+                        "start": {"line": line, "character": col},
+                        "end": {"line": line, "character": col},
+                    },
+                    "text": "e",
+                }
+            ],
+        },
+    )
+    t, _msg, _ = client.wait_notification(diagnostics_for(uri, version), mark, timeout=300)
+    return t0, t
+
+
+def keystrokes_during_index(
+    ws: Path, meta: dict[str, Any], log_dir: Path, *, servers: int = 3, per_server: int = 20
+) -> dict[str, Any]:
+    """edit -> diagnostics while the corpus's BM25 index is being built, and the same edits once
+    it is built, in the same server: the build must never delay a keystroke.
+
+    Each server starts with an empty index cache (so it really builds), opens the golden set,
+    and types into questions from the moment the build's progress begins until it ends; then
+    types as many more once the index is ready. The BM25 baseline is off (``bm25_baseline =
+    false``; the index is built all the same, for completion), so a keystroke does the same work
+    with and without the index: the build is the only difference. Only keystrokes answered
+    before the build ended count as "during".
+    """
+    golden = ws / "golden.qrels.yaml"
+    text = golden.read_text(encoding="utf-8")
+    uri = golden.as_uri()
+    lines: list[int] = meta["edit_lines"]
+    col = int(meta["question_col"]) + 3
+    during: list[float] = []
+    after: list[float] = []
+    builds: list[float] = []
+    with (log_dir / "index-server.log").open("wb") as log:
+        for n in range(servers):
+            with tempfile.TemporaryDirectory(prefix="qrels-bench-cache-") as cache:
+                client = Client(
+                    ours_command(),
+                    cwd=ws,
+                    env={"XDG_CACHE_HOME": cache},
+                    settings=lambda section: {"bm25_baseline": False},
+                    log=log,
+                )
+                try:
+                    client.initialize(ws)
+                    if not client.wait_server_request("workspace/configuration", 15):
+                        raise RuntimeError("the server never asked for its configuration")
+                    mark = client.mark()
+                    _open(client, golden, text)
+                    t_begin, begin, _ = client.wait_notification(
+                        _progress(INDEX_TITLE), mark, timeout=120
+                    )
+                    ended = _ended(begin["params"]["token"])
+                    version, i = 1, n * 1000
+                    while True:
+                        version += 1
+                        i += 1
+                        sent, answered = _keystroke(
+                            client, uri, version, lines[(i * 131) % len(lines)], col
+                        )
+                        if any(ended(m) for _, m in client.notifications[mark:]):
+                            break  # answered after the build ended (or as it ended): not counted
+                        during.append(answered - sent)
+                        time.sleep(PAUSE_S)
+                    t_end, _, _ = client.wait_notification(ended, mark, timeout=600)
+                    builds.append(t_end - t_begin)
+                    time.sleep(2.0)  # the open file is analysed again with the index
+                    for _ in range(per_server):
+                        version += 1
+                        i += 1
+                        line = lines[(i * 131) % len(lines)]
+                        sent, answered = _keystroke(client, uri, version, line, col)
+                        after.append(answered - sent)
+                        time.sleep(PAUSE_S)
+                finally:
+                    client.close()
+    return {
+        "docs": meta["docs"],
+        "servers": servers,
+        "build_s": builds,
+        "during_s": during,
+        "after_s": after,
+        "during_p50_s": percentile(during, 0.5),
+        "during_p95_s": percentile(during, 0.95),
+        "after_p50_s": percentile(after, 0.5),
+        "after_p95_s": percentile(after, 0.95),
+    }
+
+
 def start_times(runs: int = 20) -> dict[str, Any]:
     """spawn -> initialize result, ours and a bare pygls server, interleaved."""
     times: dict[str, list[float]] = {"ours": [], "bare": []}
@@ -278,13 +388,20 @@ if __name__ == "__main__":
     p.add_argument("--node", type=Path, default=Path.home() / ".cache/qrels-lsp-bench/node")
     p.add_argument("--edits", type=int, default=50)
     p.add_argument("--opens", type=int, default=3)
-    p.add_argument("--only", choices=["ours", "yaml", "start"])
+    p.add_argument("--only", choices=["ours", "yaml", "start", "index"])
     a = p.parse_args()
-    ws = a.data / "golden"
-    meta = golden_workspace(ws)
     logs = HERE / "results"
     logs.mkdir(exist_ok=True)
     result: dict[str, Any] = {}
+    if a.only in (None, "index"):
+        from generate import index_workspace
+
+        index_ws = a.data / "index-100k"
+        result["index"] = keystrokes_during_index(index_ws, index_workspace(index_ws), logs)
+        for key in ("during_s", "after_s"):
+            result["index"].pop(key)
+    ws = a.data / "golden"
+    meta = golden_workspace(ws)
     if a.only in (None, "start"):
         result["start"] = start_times()
     for kind in ("ours", "yaml"):

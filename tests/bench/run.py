@@ -44,7 +44,7 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qrel
 DATA = Path(tempfile.gettempdir()) / "qrels-lsp-bench" / "data"
 YAML_LS_VERSION = "1.25.0"
 PY_PEERS = {"pytrec_eval": "pytrec-eval-terrier", "rank_bm25": "rank_bm25", "bm25s": "bm25s"}
-BENCHES = ("start", "lsp", "score", "bm25", "memory")
+BENCHES = ("start", "lsp", "index", "score", "bm25", "memory")
 
 
 # -- setup ----------------------------------------------------------------------------------------
@@ -284,6 +284,32 @@ def start_row(r: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+def _close_enough(ours: float, peer: float) -> bool:
+    """Within 1.5x, or within 3 ms (below that, the ratio of two small numbers is noise)."""
+    return ours <= max(1.5 * peer, peer + 0.003)
+
+
+def index_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    builds = ", ".join(f"{s:.1f}" for s in r["build_s"])
+    note = (
+        f"N={len(r['during_s'])} / {len(r['after_s'])} keystrokes over {r['servers']} servers; "
+        f"builds took {builds} s"
+    )
+    return [
+        row(
+            f"edit -> diagnostics p{q} during a {r['docs']:,}-doc index build",
+            r[f"during_p{q}_s"],
+            r[f"after_p{q}_s"],
+            "the same edits once the index is built (same server)",
+            "s",
+            "<= 1.5x or +3 ms",
+            _close_enough(r[f"during_p{q}_s"], r[f"after_p{q}_s"]),
+            note,
+        )
+        for q in (50, 95)
+    ]
+
+
 def bm25_row(r: dict[str, Any]) -> list[dict[str, Any]]:
     q = r["query_s"]
     same = r["identical_top100"] and r["bit_identical_scores"]
@@ -412,6 +438,8 @@ def main() -> int:
     if "lsp" in benches:
         meta = generate.golden_workspace(a.data / "golden")
         gen["golden"] = {k: v for k, v in meta.items() if k != "edit_lines"}
+    if "index" in benches:
+        index_meta = generate.index_workspace(a.data / "index-100k")
     if "score" in benches:
         gen["trec"] = generate.trec_eval_pair(a.data / "trec")
     if "memory" in benches:
@@ -438,6 +466,12 @@ def main() -> int:
             )
         report["lsp"] = sessions
         rows[:0] = lsp_rows(sessions["ours"], sessions["yaml"])
+    if "index" in benches:
+        step("keystrokes during a BM25 index build (ours)")
+        report["index"] = bench_lsp.keystrokes_during_index(
+            a.data / "index-100k", index_meta, log_dir
+        )
+        rows += index_rows(report["index"])
     if "score" in benches:
         step("score (ours, pytrec_eval, trec_eval)")
         trec = a.data / "trec"

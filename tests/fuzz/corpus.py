@@ -12,12 +12,12 @@ from pathlib import Path
 
 from fixtures import apply_edits, assert_spans_in
 from qrels_lsp.core.checks import check_golden, check_run
-from qrels_lsp.core.config import parse_config_text
-from qrels_lsp.core.corpus import Corpus, load_corpus
-from qrels_lsp.core.golden import parse_golden
-from qrels_lsp.core.kinds import FileKind, parse_as
-from qrels_lsp.core.model import Qrels, Run
-from qrels_lsp.core.trec import parse_queries_jsonl, parse_queries_tsv, parse_trec_topics
+from qrels_lsp.core.formats import parse_as
+from qrels_lsp.core.formats.corpus import Corpus, load_corpus
+from qrels_lsp.core.formats.golden import parse_golden
+from qrels_lsp.core.formats.topics import parse_queries_jsonl, parse_queries_tsv, parse_trec_topics
+from qrels_lsp.core.model import FileKind, Qrels, Run
+from qrels_lsp.core.project.config import parse_config_text
 
 from .mutate import TOML_MUTATORS, TREC_MUTATORS, YAML_MUTATORS, Mutator, mutate
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytrec_eval
 import yaml
-from qrels_lsp.core.corpus import Corpus
-from qrels_lsp.core.tokens import tokenize
+from qrels_lsp.core.formats.corpus import Corpus
+from qrels_lsp.core.search.tokens import tokenize
 from rank_bm25 import BM25Okapi
 
 

@@ -14,8 +14,8 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from qrels_lsp.core.baseline import BASELINE_NAME
-from qrels_lsp.core.corpus import Corpus, load_corpus
+from qrels_lsp.core.formats.corpus import Corpus, load_corpus
+from qrels_lsp.core.search.baseline import BASELINE_NAME
 
 from .conftest import CLIENTS, Workspace, encoding_of, open_doc, range_of
 from .oracle import bm25_run, golden_qrels, per_query

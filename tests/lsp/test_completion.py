@@ -11,10 +11,10 @@ import pytest
 import yaml
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from qrels_lsp.core.completion import NOT_READY
-from qrels_lsp.core.corpus import load_corpus
-from qrels_lsp.core.golden import GOLDEN_KEYS, QUERY_KEYS
-from qrels_lsp.core.tokens import tokenize
+from qrels_lsp.core.formats.corpus import load_corpus
+from qrels_lsp.core.formats.golden import GOLDEN_KEYS, QUERY_KEYS
+from qrels_lsp.core.search.tokens import tokenize
+from qrels_lsp.ide.completion import NOT_READY
 from rank_bm25 import BM25Okapi
 
 from .applyedits import apply_text_edits

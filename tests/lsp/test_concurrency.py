@@ -53,7 +53,7 @@ def golden_text(version: int) -> str:
 def workspace(tmp_path: Path, big_corpus: Path) -> Iterator[Path]:
     root = tmp_path / "ws"
     root.mkdir()
-    # A hard link, not a symlink: a symlink out of the workspace is refused (core/boundary.py).
+    # A hard link, not a symlink: a symlink out of the workspace is refused (core/base/boundary.py).
     os.link(big_corpus, root / "big.jsonl")
     (root / "g.qrels.yaml").write_text(golden_text(0), encoding="utf-8")
     (root / "r.run.yaml").write_text(

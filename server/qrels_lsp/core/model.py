@@ -10,11 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .findings import Finding
-from .text import Span
+from .base.findings import Finding
+from .base.text import Span
 
-QrelsFormat = Literal["golden", "trec", "beir"]
-RunFormat = Literal["yaml", "trec"]
+QrelsFormat = Literal["golden", "trec-qrels", "beir-qrels"]
+RunFormat = Literal["run-yaml", "trec-run"]
+FileKind = Literal["golden", "run-yaml", "trec-qrels", "beir-qrels", "trec-run"]
+"""The formats a file can be read as: see ``core/formats`` (a model says which one it came from)."""
 
 
 @dataclass(frozen=True, slots=True)

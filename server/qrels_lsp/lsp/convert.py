@@ -11,8 +11,9 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..core.findings import CODES, Finding, Fix, TextEdit
-from ..core.text import Encoding, Span, line_index
+from ..core.base.findings import Finding, Fix, TextEdit
+from ..core.base.text import Encoding, Span, line_index
+from ..core.codes import CODES
 
 SOURCE = "qrels-lsp"
 
@@ -28,7 +29,7 @@ README_URI = _readme_uri()
 
 def encoding_of(kind: object) -> Encoding:
     value = getattr(kind, "value", kind)
-    return value if value in ("utf-8", "utf-16", "utf-32") else "utf-16"  # type: ignore[return-value]
+    return value if value in ("utf-8", "utf-16", "utf-32") else "utf-16"
 
 
 def uri_of(path: Path) -> str:
@@ -135,16 +136,12 @@ def workspace_edit(
 
 
 def code_action(
-    fix: Fix,
-    diag: types.Diagnostic | None,
-    uri: str,
-    positions: dict[str, Positions],
-    versions: dict[str, int | None],
+    fix: Fix, diag: types.Diagnostic | None, edit: types.WorkspaceEdit
 ) -> types.CodeAction:
     return types.CodeAction(
         title=fix.title,
         kind=types.CodeActionKind.QuickFix,
         diagnostics=[diag] if diag is not None else None,
         is_preferred=fix.preferred or None,
-        edit=workspace_edit(fix.edits, uri, positions, versions),
+        edit=edit,
     )

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
-from ..core.project import Analysis
+from ..core.project.analysis import Analysis
 from .convert import Positions
 
 

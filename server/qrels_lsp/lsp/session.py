@@ -1,13 +1,24 @@
 """The server's state: settings, the core :class:`Project`, and the latest analysis of each file.
 
-All analysis runs on one worker thread, so the project's caches need no locks and the event loop
-stays free for the editor's requests. A result is kept only for the document version it was
-computed from: a slow analysis of version 3 is never published after version 4's.
+Who owns what (see docs/architecture.md):
+
+- The **event loop** owns this object's dictionaries (snapshots, pending refreshes, positions,
+  the disk cache of file texts): only handlers and callbacks on the loop touch them.
+- The **analysis thread** (one worker) runs every analysis, so the project's caches need no
+  locks; it is handed what it needs as arguments and returns a :class:`Snapshot`.
+- The **background thread** (one more worker) runs long jobs, such as building a corpus's BM25
+  index. It gives way to the analysis thread: while an analysis runs, a long job waits at its
+  next yield point (a few milliseconds away), so a keystroke never waits behind an index build.
+
+A result is kept only for the document version and the configuration generation it was
+computed from: a slow analysis of version 3, or of the settings before a change, is never
+published after version 4's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import threading
@@ -16,19 +27,18 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-from ..core.boundary import Boundary
-from ..core.config import Config, config_from_mapping, load_config
-from ..core.files import read_text
-from ..core.indexes import IndexCache
-from ..core.kinds import kind_by_name
-from ..core.project import Analysis, Project
-from .convert import Positions, encoding_of, path_of, uri_of
+from ..core.base.boundary import Boundary
+from ..core.base.files import read_text
+from ..core.formats import detect_by_name
+from ..core.project.analysis import Analysis, Project
+from ..core.project.config import Config, config_from_mapping, load_config
+from ..core.search.indexes import IndexCache
+from .client import Client
+from .convert import Positions, path_of, uri_of
+from .gate import Gate
 from .heap import IDLE_COLLECT_SECONDS, HeapPolicy
-
-if TYPE_CHECKING:
-    from .server import QrelsServer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -41,34 +51,39 @@ _FAULTS = frozenset(filter(None, os.environ.get(FAULT_ENV, "").split(",")))
 MAX_RETRIES = 2
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Snapshot:
-    """An analysis and the document version it belongs to (None: the file on disk)."""
+    """An analysis and what it was computed from: the document version (None: the file on
+    disk) and the configuration generation."""
 
     version: int | None
+    generation: int
     analysis: Analysis | None
-    failed: bool = False  # a crash: not cached, so the next request tries again
+    failed: bool = False  # a crash: not kept, so the next request tries again
 
 
 class Session:
-    def __init__(self, server: QrelsServer) -> None:
-        self.server = server
+    def __init__(self, client: Client, gate: Gate | None = None) -> None:
+        self.client = client
         self.root: Path | None = None
         self.folders: list[Path] = []  # the workspace folders: what the server may read
-        self.file_config = Config()
         self.settings: dict[str, Any] = {}
         self.allowance: Any = None  # `allow_outside` as the editor started the server with it
         self.config = Config()
+        self.generation = 0  # of the configuration: bumped by every (re)configuration
         self.indexes = IndexCache()  # BM25 indexes outlive configuration changes
         self.project = self._new_project()
         self.snapshots: dict[str, Snapshot] = {}
         self.failures: dict[str, int] = {}
         self._positions: dict[str, Positions] = {}  # one line index per document text
+        # The open documents as the analysis running now was given them (analysis thread only).
+        self._buffers: dict[str, tuple[str, int | None]] = {}
         self._disk: dict[Path, tuple[tuple[int, int, int, int], tuple[str | None, str | None]]] = {}
         self._pending: dict[str, asyncio.Task[None]] = {}
-        self._background: set[asyncio.Future[None]] = set()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-analysis")
-        self._progress_lock = threading.Lock()
+        self._background: set[asyncio.Future[Any]] = set()
+        self._analysis = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-analysis")
+        self._long_jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-background")
+        self.gate = gate or Gate()
         self.heap = HeapPolicy()
         self._idle_collect: asyncio.TimerHandle | None = None
         self.closed = False
@@ -76,6 +91,10 @@ class Session:
         self.on_analysis: list[Callable[[str, Analysis], None]] = []
         # Called on the event loop with each closed document (to drop what was kept for it).
         self.on_close: list[Callable[[str], object]] = []
+        # Called on the event loop with a document's latest analysis (None: nothing to show).
+        self.on_result: list[Callable[[str, Analysis | None], None]] = []
+        # Called on the event loop when the configuration was reloaded from disk.
+        self.on_config: list[Callable[[], None]] = []
 
     # -- configuration --------------------------------------------------------------------
     def configure(
@@ -96,7 +115,6 @@ class Session:
             self.settings = settings
         workspace = self.folders or ([self.root] if self.root is not None else [])
         base = load_config(self.root, workspace) if self.root is not None else Config()
-        self.file_config = base
         merged = (
             config_from_mapping(self.settings, replace(base, findings=()), "")
             if self.settings
@@ -104,6 +122,7 @@ class Session:
         )
         problems = [f.message for f in merged.findings]
         self.config = replace(merged, findings=base.findings)
+        self.generation += 1
         self.project = self._new_project()
         self.snapshots.clear()
         return problems
@@ -112,7 +131,7 @@ class Session:
         return Project(
             self.config,
             self._read,
-            self._progress,
+            self.client.progress,
             boundary=self.boundary(),
             lens_metrics=True,
             indexes=self.indexes,
@@ -123,15 +142,9 @@ class Session:
         documents the editor opened), widened only by the user's own ``allow_outside``."""
         roots = list(self.folders) or ([self.root] if self.root is not None else [])
         if not roots:
-            roots = [p.parent for p in (path_of(u) for u in self._open_uris()) if p is not None]
+            roots = [p.parent for p in map(path_of, self.client.open_uris()) if p is not None]
         config = self.config
         return Boundary.of(roots, config.allow_outside, anywhere=config.allow_anywhere)
-
-    def _open_uris(self) -> list[str]:
-        try:
-            return list(self.server.workspace.text_documents)
-        except RuntimeError:  # no workspace before initialize
-            return []
 
     def opened(self, uri: str) -> None:
         """A document was opened: with no workspace folder, its folder joins the boundary."""
@@ -143,11 +156,15 @@ class Session:
 
     # -- documents ------------------------------------------------------------------------
     def _read(self, path: Path) -> tuple[str | None, str | None]:
-        """An open buffer wins over the file on disk."""
-        doc = self.server.workspace.text_documents.get(uri_of(path))
-        if doc is not None:
-            return doc.source, None
-        return self._read_disk(path)
+        """An open buffer wins over the file on disk. On the analysis thread the buffers are
+        those the job was given (a snapshot taken when it was scheduled); on the loop, the
+        editor's current ones."""
+        uri = uri_of(path)
+        on_loop = threading.current_thread() is threading.main_thread()
+        opened = self.client.open_document(uri) if on_loop else self._buffers.get(uri)
+        if opened is not None:
+            return opened[0], None
+        return self._read_disk(path) if not on_loop else read_text(path)
 
     def _read_disk(self, path: Path) -> tuple[str | None, str | None]:
         """A file on disk, read again only when its size, mtime or inode change: a 1M-line run
@@ -155,7 +172,7 @@ class Session:
         text object keeps the project's caches valid by identity)."""
         try:
             st = os.stat(path)
-        except OSError:
+        except (OSError, ValueError):
             self._disk.pop(path, None)
             return read_text(path)
         key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode)
@@ -166,17 +183,21 @@ class Session:
         self._disk[path] = (key, result)
         return result
 
+    def text_of(self, path: Path) -> str | None:
+        """A file's text as the server reads it (an open buffer wins), inside the boundary."""
+        return self.project.read(path)[0]
+
     def version(self, uri: str) -> int | None:
-        doc = self.server.workspace.text_documents.get(uri)
-        return doc.version if doc is not None else None
+        opened = self.client.open_document(uri)
+        return opened[1] if opened is not None else None
 
     def is_ours(self, uri: str) -> bool:
         path = path_of(uri)
         if path is None:
             return False
-        if uri not in self._open_uris() and not self.project.boundary.allows(path):
+        if uri not in self.client.open_uris() and not self.project.boundary.allows(path):
             return False  # a file the editor did not open, outside: not even looked at
-        if kind_by_name(path, self.config) is not None:
+        if detect_by_name(path, self.config) is not None:
             return True
         snapshot = self.snapshots.get(uri)
         return snapshot is not None and snapshot.analysis is not None
@@ -189,7 +210,7 @@ class Session:
             else:
                 path = path_of(uri)
                 text = (self._read(path)[0] if path else None) or ""
-        encoding = encoding_of(self.server.workspace.position_encoding)
+        encoding = self.client.encoding
         hit = self._positions.get(uri)
         if hit is not None and hit.lines.text is text and hit.encoding == encoding:
             return hit  # the same text object: its line index is still right
@@ -197,17 +218,58 @@ class Session:
         self._positions[uri] = pos
         return pos
 
-    # -- analysis -------------------------------------------------------------------------
-    async def run(self, fn: Callable[[], T]) -> T:
-        """Run ``fn`` on the analysis thread."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, fn)
+    def forget_document(self, uri: str) -> None:
+        """A document was closed: what was kept for it goes (its file on disk is the truth)."""
+        self.snapshots.pop(uri, None)
+        self._positions.pop(uri, None)
+        for hook in self.on_close:
+            hook(uri)
 
-    def _analyse(self, uri: str) -> Snapshot:
-        version = self.version(uri)
+    # -- work on the worker threads ---------------------------------------------------------
+    async def run(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the analysis thread, with the open documents as they are now (the
+        event loop goes on applying the editor's changes meanwhile); long jobs wait for it
+        (see :class:`~.gate.Gate`)."""
+        buffers = self.client.open_documents()
+
+        def gated() -> T:
+            self.gate.enter()
+            try:
+                self._buffers = buffers
+                return fn()
+            finally:
+                self.gate.leave()
+
+        return await asyncio.get_running_loop().run_in_executor(self._analysis, gated)
+
+    def in_background(self, fn: Callable[[], T], done: Callable[[T], None] | None = None) -> None:
+        """Run a long job on the background thread; ``done`` gets its result on the loop."""
+        future = asyncio.get_running_loop().run_in_executor(self._long_jobs, fn)
+        self._background.add(future)
+        future.add_done_callback(self._background.discard)
+
+        def finished(f: asyncio.Future[T]) -> None:
+            if f.cancelled():
+                return
+            if f.exception() is not None:
+                error = f.exception()
+                trace = "".join(traceback.format_exception(error)) if error else ""
+                self.client.report_crash("a background job failed", trace)
+            elif done is not None:
+                done(f.result())
+
+        future.add_done_callback(finished)
+
+    def yield_to_keystrokes(self) -> bool:
+        """What a long job calls between steps: waits while an analysis runs; True once the
+        server is shutting down (the job should stop)."""
+        self.gate.wait()
+        return self.closed
+
+    def _analyse(self, uri: str, version: int | None, generation: int) -> Snapshot:
         path = path_of(uri)
         if path is None:
-            return Snapshot(version, None)
+            return Snapshot(version, generation, None)
         try:
             if _FAULTS and path.name in _FAULTS and not self.failures.get(uri):
                 raise RuntimeError(f"injected fault for {path.name} ({FAULT_ENV})")
@@ -217,12 +279,19 @@ class Session:
             log.error("analysis of %s failed:\n%s", uri, traceback.format_exc())
             self.failures[uri] = self.failures.get(uri, 0) + 1
             attempt = self.failures[uri]
-            self.server.report_crash(
+            self.client.report_crash(
                 f"analysis of {path.name} failed (attempt {attempt})", traceback.format_exc()
             )
-            return Snapshot(version, None, failed=True)
+            return Snapshot(version, generation, None, failed=True)
         self.failures.pop(uri, None)
-        return Snapshot(version, analysis)
+        return Snapshot(version, generation, analysis)
+
+    def _current(self, snapshot: Snapshot | None, uri: str) -> bool:
+        return (
+            snapshot is not None
+            and snapshot.version == self.version(uri)
+            and snapshot.generation == self.generation
+        )
 
     async def analysis_if_ours(self, uri: str) -> Analysis | None:
         """What every feature asks first: the current analysis, or None for a file not ours."""
@@ -231,17 +300,20 @@ class Session:
     async def analysis(self, uri: str) -> Analysis | None:
         """The analysis of the document's current version, computed now if need be.
 
-        A document edited while it was being analysed is analysed again: the caller labels the
-        result with the current version (diagnostics) or reads positions in the current text
-        (every request), so an analysis of an older text must never be returned.
+        A document edited (or the configuration changed) while it was being analysed is
+        analysed again: the caller labels the result with the current version (diagnostics) or
+        reads positions in the current text (every request), so an analysis of an older text
+        must never be returned.
         """
         while True:
             snapshot = self.snapshots.get(uri)
-            if snapshot is not None and snapshot.version == self.version(uri):
+            if self._current(snapshot, uri):
+                assert snapshot is not None
                 return snapshot.analysis
-            snapshot = await self.run(lambda: self._analyse(uri))
-            if snapshot.version != self.version(uri):
-                continue  # edited meanwhile: that result is already stale
+            version, generation = self.version(uri), self.generation
+            snapshot = await self.run(functools.partial(self._analyse, uri, version, generation))
+            if not self._current(snapshot, uri):
+                continue  # edited or reconfigured meanwhile: that result is already stale
             if not snapshot.failed:
                 self.snapshots[uri] = snapshot
             return snapshot.analysis
@@ -257,7 +329,11 @@ class Session:
         pending = self._pending.pop(uri, None)
         if pending is not None:
             pending.cancel()
-        self._pending[uri] = asyncio.ensure_future(self._refresh(uri))
+        # Long jobs step aside from now until this keystroke's results are sent.
+        self.gate.enter()
+        task = asyncio.ensure_future(self._refresh(uri))
+        task.add_done_callback(lambda _task: self.gate.leave())
+        self._pending[uri] = task
 
     async def _refresh(self, uri: str) -> None:
         try:
@@ -267,24 +343,27 @@ class Session:
                 if 0 < attempts <= MAX_RETRIES:  # a crash is retried, not silently dropped
                     self._retry(uri, RETRY_SECONDS * attempts)
                     return
-                await self.server.publish(uri, None)
+                self._result(uri, None)
                 return
-            await self.server.publish(uri, analysis)
+            self._result(uri, analysis)
             for hook in self.on_analysis:
                 hook(uri, analysis)
             for dependent in self.dependents(uri, analysis):
                 self.snapshots.pop(dependent, None)
-                dep = await self.analysis(dependent)
-                await self.server.publish(dependent, dep)
-            self.server.refresh_views()
+                self._result(dependent, await self.analysis(dependent))
+            self.client.refresh_views()
             self._collect_when_idle()
         except asyncio.CancelledError:
             raise
         except Exception:
-            self.server.report_crash(f"refreshing {uri} failed", traceback.format_exc())
+            self.client.report_crash(f"refreshing {uri} failed", traceback.format_exc())
         finally:
             if self._pending.get(uri) is asyncio.current_task():
                 self._pending.pop(uri, None)
+
+    def _result(self, uri: str, analysis: Analysis | None) -> None:
+        for hook in self.on_result:
+            hook(uri, analysis)
 
     def _collect_when_idle(self) -> None:
         """The heap's deferred collection, once no document has changed for a while."""
@@ -304,13 +383,13 @@ class Session:
         if self.closed:
             return
         self.snapshots.clear()
-        for uri in list(self.server.workspace.text_documents):
+        for uri in self.client.open_uris():
             if self.is_ours(uri):
                 self.changed(uri)
 
     def _retry(self, uri: str, delay: float) -> None:
         def again() -> None:
-            if not self.closed and uri in self.server.workspace.text_documents:
+            if not self.closed and uri in self.client.open_uris():
                 self.changed(uri)
 
         asyncio.get_running_loop().call_later(delay, again)
@@ -318,20 +397,25 @@ class Session:
     def dependents(self, uri: str, analysis: Analysis) -> list[str]:
         """Open documents whose numbers or findings depend on ``uri``: a golden set's runs, a
         run's golden set (and, through it, the other runs it is compared with)."""
-        open_uris = set(self.server.workspace.text_documents)
+        open_uris = set(self.client.open_uris())
         out: list[str] = []
         ctx = analysis.context
         if ctx is not None:
             candidates = [uri_of(p) for p in ctx.run_paths] + [uri_of(ctx.path)]
             out = [u for u in candidates if u != uri and u in open_uris]
+        path = path_of(uri)
+        resolved = path.resolve() if path is not None else None
         for other, snapshot in self.snapshots.items():
             other_ctx = snapshot.analysis.context if snapshot.analysis else None
-            if other != uri and other in open_uris and other not in out and other_ctx is not None:
-                path = path_of(uri)
-                if path is not None and (
-                    other_ctx.path == path.resolve() or path.resolve() in other_ctx.run_paths
-                ):
-                    out.append(other)
+            if (
+                other != uri
+                and other in open_uris
+                and other not in out
+                and other_ctx is not None
+                and resolved is not None
+                and (other_ctx.path == resolved or resolved in other_ctx.run_paths)
+            ):
+                out.append(other)
         return out
 
     def files_changed(self, paths: list[Path]) -> None:
@@ -345,13 +429,12 @@ class Session:
         async def go() -> None:
             if config_touched:
                 self.configure(None)
-                from .server import _publish_config_findings  # (import cycle at module level)
-
-                _publish_config_findings(self.server)
+                for hook in self.on_config:
+                    hook()
             else:
                 await self.run(forget)
             self.snapshots.clear()
-            for uri in list(self.server.workspace.text_documents):
+            for uri in self.client.open_uris():
                 if self.is_ours(uri):
                     self.changed(uri)
 
@@ -363,13 +446,12 @@ class Session:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    def _progress(self, title: str, done: int, total: int) -> None:
-        self.server.progress_from_thread(title, done, total)
-
     def shutdown(self) -> None:
         self.closed = True
+        self.client.closed = True
         if self._idle_collect is not None:
             self._idle_collect.cancel()
         for task in self._pending.values():
             task.cancel()
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._analysis.shutdown(wait=False, cancel_futures=True)
+        self._long_jobs.shutdown(wait=False, cancel_futures=True)

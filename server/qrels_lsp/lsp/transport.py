@@ -20,18 +20,14 @@ import logging
 import re
 import sys
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from cattrs.errors import ClassValidationError
-from lsprotocol.types import ResponseError, ResponseErrorMessage
 from pygls.protocol import JsonRPCProtocol
-from pygls.protocol.json_rpc import (
-    JsonRPCNotification,
-    JsonRPCRequestMessage,
-    JsonRPCResponseMessage,
-)
+
+from .compat import send_error, shutting_down, structure
+from .gate import Gate
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +118,7 @@ class Framer:
 
 def _error(protocol: JsonRPCProtocol, msg_id: Any, code: int, message: str) -> None:
     if _valid_id(msg_id):
-        protocol._send_response(msg_id, None, ResponseError(code=code, message=message))
+        send_error(protocol, msg_id, code, message)
         return
     # No id to answer (unparsable JSON, an id of the wrong type): JSON-RPC's `"id": null`,
     # which lsprotocol's converter would leave out.
@@ -152,11 +148,11 @@ def dispatch(protocol: JsonRPCProtocol, body: bytes) -> None:
         _error(protocol, None, INVALID_REQUEST, "Invalid request: an id must be a number or text")
         return
     is_request = "id" in data and "method" in data
-    if is_request and getattr(protocol, "_shutdown", False) and data.get("method") != "exit":
+    if is_request and shutting_down(protocol) and data.get("method") != "exit":
         _error(protocol, data["id"], INVALID_REQUEST, "The server is shutting down.")
         return
     try:
-        message = _structure(protocol, data)
+        message = structure(protocol, data)
     except (ClassValidationError, TypeError, ValueError, KeyError):
         if is_request:
             method = str(data.get("method"))[:100]
@@ -171,40 +167,51 @@ def dispatch(protocol: JsonRPCProtocol, body: bytes) -> None:
     protocol.handle_message(message)
 
 
-def _structure(protocol: JsonRPCProtocol, data: dict[str, Any]) -> Any:
-    """The message as lsprotocol's type for its method (pygls's ``structure_message``, without
-    its logging of a traceback for every malformed message: here that is an answer, not a bug)."""
-    method = data.get("method")
-    if "id" in data:
-        if "error" in data:
-            kind: Any = ResponseErrorMessage
-        elif method is not None:
-            kind = protocol.get_message_type(method) or JsonRPCRequestMessage
-        else:
-            kind = protocol._result_types.pop(data["id"], None) or JsonRPCResponseMessage
-    else:
-        kind = protocol.get_message_type(str(method or "")) or JsonRPCNotification
-    return protocol._converter.structure(data, kind)
+class Inbox:
+    """Chunks of bytes from the client, in order; the :class:`~.gate.Gate` is closed from the
+    moment a chunk arrives until it is handled, so a long job never holds the interpreter while
+    the editor's message waits (see ``gate.py``). ``put`` may be called from any thread through
+    the loop (``call_soon_threadsafe``) or on it."""
+
+    def __init__(self, gate: Gate | None) -> None:
+        self._queue: asyncio.Queue[bytes] = asyncio.Queue()
+        self._gate = gate
+
+    def arriving(self) -> None:
+        """Bytes are about to be put (called on the reading thread, before the loop wakes)."""
+        if self._gate is not None:
+            self._gate.enter()
+
+    def put(self, data: bytes) -> None:
+        self._queue.put_nowait(data)
+
+    async def get(self) -> bytes:
+        return await self._queue.get()
+
+    def handled(self) -> None:
+        if self._gate is not None:
+            self._gate.leave()
 
 
-async def serve(
-    protocol: JsonRPCProtocol, chunks: asyncio.Queue[bytes], stop: threading.Event
-) -> None:
-    """Feed chunks from ``chunks`` (empty bytes: the stream ended) through framing and dispatch."""
+async def serve(protocol: JsonRPCProtocol, inbox: Inbox, stop: threading.Event) -> None:
+    """Feed chunks from ``inbox`` (empty bytes: the stream ended) through framing and dispatch."""
     framer = Framer()
     while not stop.is_set():
-        data = await chunks.get()
-        if not data:
-            return
-        for item in framer.feed(data):
-            if isinstance(item, Skipped):
-                log.error("skipped %d bytes from the client: %s", item.size, item.why)
-            else:
-                dispatch(protocol, item)
+        data = await inbox.get()
+        try:
+            if not data:
+                return
+            for item in framer.feed(data):
+                if isinstance(item, Skipped):
+                    log.error("skipped %d bytes from the client: %s", item.size, item.why)
+                else:
+                    dispatch(protocol, item)
+        finally:
+            inbox.handled()
 
 
 def read_in_thread(
-    stream: BinaryIO, loop: asyncio.AbstractEventLoop, put: Callable[[bytes], None]
+    stream: BinaryIO, loop: asyncio.AbstractEventLoop, inbox: Inbox
 ) -> threading.Thread:
     """Read ``stream`` on a daemon thread (it never holds up the process's exit)."""
 
@@ -215,7 +222,8 @@ def read_in_thread(
                 data = read(65536)
             except (OSError, ValueError):
                 data = b""
-            loop.call_soon_threadsafe(put, data)
+            inbox.arriving()
+            loop.call_soon_threadsafe(inbox.put, data)
             if not data:
                 return
 
@@ -224,33 +232,42 @@ def read_in_thread(
     return thread
 
 
-def run_stdio(protocol: JsonRPCProtocol, stop: threading.Event, stdin: BinaryIO | None) -> None:
+def run_stdio(
+    protocol: JsonRPCProtocol,
+    stop: threading.Event,
+    stdin: BinaryIO | None,
+    gate: Gate | None = None,
+) -> None:
     """The server's stdio loop (see :func:`serve`)."""
     source = stdin or sys.stdin.buffer
 
     async def main() -> None:
-        queue: asyncio.Queue[bytes] = asyncio.Queue()
-        read_in_thread(source, asyncio.get_running_loop(), queue.put_nowait)
-        await serve(protocol, queue, stop)
+        inbox = Inbox(gate)
+        read_in_thread(source, asyncio.get_running_loop(), inbox)
+        await serve(protocol, inbox, stop)
 
     asyncio.run(main())
 
 
 async def serve_socket(
-    protocol: JsonRPCProtocol, reader: asyncio.StreamReader, stop: threading.Event
+    protocol: JsonRPCProtocol,
+    reader: asyncio.StreamReader,
+    stop: threading.Event,
+    gate: Gate | None = None,
 ) -> None:
     """The same loop over a TCP connection."""
-    queue: asyncio.Queue[bytes] = asyncio.Queue()
+    inbox = Inbox(gate)
 
     async def pump() -> None:
         while True:
             data = await reader.read(65536)
-            queue.put_nowait(data)
+            inbox.arriving()
+            inbox.put(data)
             if not data:
                 return
 
     task = asyncio.ensure_future(pump())
     try:
-        await serve(protocol, queue, stop)
+        await serve(protocol, inbox, stop)
     finally:
         task.cancel()

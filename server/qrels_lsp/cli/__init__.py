@@ -1,0 +1,43 @@
+"""The ``qrels-lsp`` command: one module per subcommand, each a thin shell over the core (the
+same parsers, checks and metrics the language server uses, so CI and the editor never disagree).
+Imports are local to each command so that ``check`` does not pay for pygls, and ``serve`` starts
+as fast as a bare server."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from . import bm25, check, convert, demo, score, serve
+from .common import UsageError, log_text
+
+COMMANDS = (check, score, bm25, convert, demo, serve)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="qrels-lsp",
+        description="Check and score retrieval evaluation files: golden sets, runs, TREC qrels.",
+    )
+    p.add_argument("--version", action="version", version=f"qrels-lsp {__version__}")
+    sub = p.add_subparsers(dest="command")
+    for command in COMMANDS:
+        command.add(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = parser()
+    args = p.parse_args(argv)
+    if args.command is None:
+        p.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        print(f"qrels-lsp {args.command}: {log_text(str(exc))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `qrels-lsp score ... | head`
+        return 0

@@ -1,0 +1,7 @@
+"""``python -m qrels_lsp.cli``."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,73 @@
+"""What every command shares: where its workspace is, which configuration and boundary apply,
+progress on a terminal, and quoting untrusted text for a terminal or CI log."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from ..core.base.boundary import Boundary
+    from ..core.project.config import Config
+
+
+class UsageError(Exception):
+    """A mistake in how the command was called: exit code 2."""
+
+
+def log_text(text: object) -> str:
+    """Untrusted text (ids, questions, file names, messages quoting them) for the terminal or a
+    CI log, where a line starting with ``::`` is a GitHub workflow command (core/base/escape.py)."""
+    from ..core.base.escape import for_log
+
+    return for_log(str(text))
+
+
+def allow_outside(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--allow-outside",
+        action="store_true",
+        help="let the files' own paths (corpus, runs, qrels, topics) lead outside the current "
+        "folder and the paths named here; off by default, as a repository under test may be "
+        "hostile",
+    )
+
+
+def workspace_of(named: Sequence[Path]) -> list[Path]:
+    """The command line's workspace: the current folder and the paths named on it (a file
+    stands for its folder). A golden set's own paths are read only inside it."""
+    return [Path.cwd(), *(p if p.is_dir() else p.parent for p in named)]
+
+
+def config_for(explicit: Path | None, near: Path, workspace: Sequence[Path] = ()) -> Config:
+    from ..core.project.config import load_config, load_config_file
+
+    if explicit is not None:  # named by the user: theirs, so trusted to widen the boundary
+        if not explicit.is_file():
+            raise UsageError(f"config file {explicit} does not exist")
+        return load_config_file(explicit)
+    return load_config(near.resolve(), workspace)
+
+
+def boundary_for(args: argparse.Namespace, config: Config, workspace: Sequence[Path]) -> Boundary:
+    from ..core.base.boundary import Boundary
+
+    if getattr(args, "allow_outside", False) or config.allow_anywhere:
+        return Boundary.everywhere()
+    return Boundary.of(workspace, config.allow_outside)
+
+
+def progress_on(stream: TextIO = sys.stderr) -> Callable[[str, int, int], None] | None:
+    """Progress on a terminal, nothing on a pipe or in CI logs."""
+    if not stream.isatty():
+        return None
+
+    def report(what: str, done: int, total: int) -> None:
+        end = "\n" if total and done >= total else ""
+        stream.write(f"\r{what}: {done:,}/{total:,}" + " " * 8 + end)
+        stream.flush()
+
+    return report

@@ -1,0 +1,60 @@
+"""Per-query findings kept between analyses, so an edit re-checks the query it touched.
+
+A query's findings depend on its entry's text (from its key's line to the end of its last line)
+and on the inputs the registered per-query checks declare they read (:data:`~.check.Input`): the
+cache is keyed on exactly those, so a check that reads something new must declare it and the
+cache follows. Cached findings are moved with their entry; another setting starts afresh. Object
+inputs (the corpus) are held and compared by identity, so that a reloaded corpus, a new object,
+is never mistaken for the old one.
+
+The last result is kept per query too: after an edit of one entry (an :class:`EntryEdit` from the
+incremental re-parse), the others' findings are the last ones, moved by the edit where they lie
+after it, with no pass over every entry's text.
+"""
+
+from __future__ import annotations
+
+from ..base.findings import Finding, shift_finding
+from ..model import Qrels
+from ..project.incremental import EntryEdit
+
+Key = tuple[str, str]  # query id, entry text
+
+
+def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
+    return len(a) == len(b) and all(x is y or x == y for x, y in zip(a, b, strict=True))
+
+
+class CheckCache:
+    def __init__(self) -> None:
+        self._entries: dict[Key, tuple[int, list[Finding]]] = {}
+        self._setting: tuple[object, ...] | None = None
+        self._last: tuple[Qrels, dict[str, list[Finding]]] | None = None
+
+    def use(self, setting: tuple[object, ...]) -> None:
+        """The values of the declared inputs for the next check; others empty the cache."""
+        if self._setting is None or not _same(self._setting, setting):
+            self._entries, self._last = {}, None
+            self._setting = setting
+
+    def get(self, key: Key, start: int) -> list[Finding] | None:
+        hit = self._entries.get(key)
+        if hit is None:
+            return None
+        old_start, found = hit
+        return found if old_start == start else [shift_finding(f, start - old_start) for f in found]
+
+    def put(self, key: Key, start: int, found: list[Finding]) -> None:
+        self._entries[key] = (start, found)
+
+    def keep_only(self, keys: set[Key]) -> None:
+        for key in [k for k in self._entries if k not in keys]:
+            del self._entries[key]
+
+    def remember(self, qrels: Qrels, found: dict[str, list[Finding]]) -> None:
+        self._last = (qrels, found)
+
+    def last_for(self, edit: EntryEdit) -> dict[str, list[Finding]] | None:
+        """The last per-query findings, if they were computed for the model ``edit`` changed."""
+        last = self._last
+        return last[1] if last is not None and last[0] is edit.before else None

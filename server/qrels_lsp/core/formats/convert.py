@@ -1,0 +1,60 @@
+"""Conversions between the YAML formats and TREC files, so every number can be cross-checked in
+trec_eval, pytrec_eval or ranx. Converting is lossless for judgments and rankings; what TREC
+cannot say (an unanswerable question) is left out and reported by the caller's summary."""
+
+from __future__ import annotations
+
+from ..model import Qrels
+from . import get
+from .golden_write import golden_text
+from .run_yaml import run_yaml_text
+from .topics import parse_trec_topics, topics_text
+from .trec_qrels import trec_qrels_text
+from .trec_run import trec_run_text
+
+
+class ConversionError(Exception):
+    pass
+
+
+def _questions(qrels: Qrels) -> dict[str, str]:
+    return {qid: q.question or "" for qid, q in qrels.queries.items()}
+
+
+def convert(
+    kind: str | None, text: str, *, to_yaml: bool, topics_text_in: str | None, name: str
+) -> tuple[str, str | None]:
+    """(converted text, topics text or None). Refuses input with errors rather than guess."""
+    fmt = get(kind) if kind is not None else None
+    if fmt is not None and fmt.name == "golden" and not to_yaml:
+        qrels = fmt.parse(text)
+        assert isinstance(qrels, Qrels)
+        _refuse_errors(qrels.findings)
+        return trec_qrels_text(qrels), topics_text(_questions(qrels))
+    if fmt is not None and fmt.role == "qrels" and not fmt.yaml and to_yaml:
+        qrels = fmt.parse(text)
+        assert isinstance(qrels, Qrels)
+        _refuse_errors(qrels.findings)
+        questions = {}
+        if topics_text_in is not None:
+            questions = {qid: t.text for qid, t in parse_trec_topics(topics_text_in).items()}
+        return golden_text(qrels, questions), None
+    if fmt is not None and fmt.role == "run" and fmt.yaml != to_yaml:
+        run = fmt.parse(text)
+        _refuse_errors(run.findings)
+        if to_yaml:
+            return run_yaml_text(run, name), None  # type: ignore[arg-type]
+        return trec_run_text(run, getattr(run, "name", None) or name), None  # type: ignore[arg-type]
+    raise ConversionError(
+        f"cannot convert a {kind or 'file of unknown format'} to "
+        f"{'YAML' if to_yaml else 'TREC'}: golden set <-> TREC qrels, run YAML <-> TREC run"
+    )
+
+
+def _refuse_errors(findings: list) -> None:  # type: ignore[type-arg]
+    errors = [f for f in findings if f.severity == 1]
+    if errors:
+        raise ConversionError(
+            f"the input has {len(errors)} error(s) (first: {errors[0].code} {errors[0].message}); "
+            "run `qrels-lsp check` on it first"
+        )

@@ -1,0 +1,54 @@
+"""What a file format is to the rest of qrels-lsp: one :class:`Format` per kind of file.
+
+Code outside ``core/formats`` never compares format names: it asks the format what it holds
+(judgments or a ranking), whether it is YAML (edits keep the YAML style; the golden set is
+re-parsed entry by entry), where its query ids are written (rename, locate) and how a judgment is
+added to it (the judge action). A new format is one module that builds a ``Format`` and one line
+in ``FORMATS`` (``core/formats/__init__.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from ..base.findings import Severity, TextEdit, declare
+from ..base.text import Span
+from ..model import FileKind, Qrels, Run
+
+declare(
+    "QR203",
+    "run-duplicate-document",
+    Severity.ERROR,
+    "run",
+    "A document twice in one ranking.",
+)
+
+
+Role = Literal["qrels", "run"]
+
+
+class EditRefused(ValueError):
+    """The edit cannot be made as a minimal one (the file's shape is not one we edit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """A kind of file qrels-lsp reads, and what it can do with it."""
+
+    name: FileKind
+    display: str  # for people: "golden set (YAML)"
+    role: Role  # what it holds: judgments ("qrels") or a ranking ("run")
+    parse: Callable[[str], Qrels | Run]  # with spans and findings; never raises
+    yaml: bool = False  # written in YAML: edits keep its style, completion knows its keys
+    # Every query id written in the file, with the span of its characters (inside quotes).
+    query_ids: Callable[[str], list[tuple[str, Span]]] = lambda text: []
+    # The text that writes query id ``new`` over the occurrence at ``span`` (keeping its quotes).
+    id_text: Callable[[str, Span, str], str] = lambda text, span, new: new
+    # The edits adding judgment (qid, doc, grade) to a qrels file; raises EditRefused.
+    add_judgment: Callable[[str, str, str, int], list[TextEdit]] | None = None
+    # Span-free readers for scoring what the editor's model would be too big for (a million-line
+    # run): the same values, in the same order, as ``parse``.
+    read_grades: Callable[[str], dict[str, dict[str, int]]] | None = None
+    read_rankings: Callable[[str], dict[str, list[str]]] | None = None

@@ -1,0 +1,228 @@
+"""Golden set YAML -> :class:`Qrels`, with spans and shape findings.
+
+Shape problems (unknown keys, wrong types, duplicate ids, non-integer grades) are found here,
+while the tree is at hand; content checks that need more context (the corpus, the runs, other
+questions) live in ``checks``. Parsing never raises and keeps everything that is well formed, so
+one bad question does not hide the numbers of the others.
+"""
+
+from __future__ import annotations
+
+from ..base.findings import Finding, Fix, Severity, TextEdit, declare
+from ..base.text import Span
+from ..model import Judgment, Qrels, Query
+from .format import Format
+from .golden_write import add_judgment
+from .yaml.context import keys_under
+from .yaml.scalar import rewrite_scalar
+from .yaml.shape import ShapeReader, doc_id, read_entries, read_top
+from .yaml.tree import (
+    YAlias,
+    YamlLimits,
+    YMap,
+    YNode,
+    YScalar,
+    YSeq,
+    describe,
+    key_text,
+    parse_yaml,
+)
+
+declare(
+    "QR103",
+    "grade-not-integer",
+    Severity.ERROR,
+    "golden set",
+    "A grade that is not an integer.",
+)
+
+
+GOLDEN_KEYS: dict[str, str] = {
+    "corpus": "The corpus the ids point at, relative to this file: a folder, .jsonl, .tsv or TREC file.",
+    "k": "The number of passages handed to the model: the default cutoff for recall@k and friends.",
+    "relevance_level": "Grades at or above this count as relevant (trec_eval -l). Default 1.",
+    "runs": "Runs to score against this golden set: paths or globs relative to this file.",
+    "queries": "Query id -> question, relevant documents, or `unanswerable: true`.",
+    "description": "Free text about this golden set.",
+}
+QUERY_KEYS: dict[str, str] = {
+    "question": "The question as a user asked it (from logs or tickets, not from the documents).",
+    "relevant": "Relevant document ids: a list (grade 1) or a mapping id -> integer grade.",
+    "unanswerable": "true when the corpus holds no answer on purpose: excluded from the means.",
+    "notes": "Free text for the people who maintain the golden set.",
+}
+
+
+MAX_QUESTIONS = 50_000
+LIMITS = YamlLimits(max_nodes=1_500_000, max_items=MAX_QUESTIONS)
+"""What a golden set may hold before the rest of it is left out (with a finding): every question
+costs a parse, checks and a score per run on every keystroke."""
+
+
+def parse_golden(text: str) -> Qrels:
+    """Parse a golden set; docs/formats.md describes the format."""
+    p, top = read_top(text, GOLDEN_KEYS, "a golden set", LIMITS)
+    qrels = Qrels(format="golden", findings=p.findings)
+    if top is None:
+        return qrels
+    if "corpus" in top:
+        refs = p.refs(top["corpus"][1], "`corpus`")
+        qrels.corpus = refs[0] if refs else None
+    if "k" in top:
+        qrels.k = p.positive_int(top["k"][1], "`k`")
+        qrels.k_span = top["k"][1].span
+    if "relevance_level" in top:
+        node = top["relevance_level"][1]
+        level = node.as_int() if isinstance(node, YScalar) else None
+        if level is None:
+            p.add(
+                "QR004", node.span, f"`relevance_level` must be an integer, found {describe(node)}."
+            )
+        qrels.relevance_level = level
+    if "runs" in top:
+        qrels.runs = p.refs(top["runs"][1], "Each entry of `runs`")
+    if "description" in top:
+        p.string(top["description"][1], "`description`")
+    if "queries" in top:
+        queries = top["queries"][1]
+        if not (isinstance(queries, YScalar) and queries.type == "null") and p.expect(
+            queries, YMap, "`queries`", top["queries"][0].span
+        ):
+            assert isinstance(queries, YMap)
+            read_entries(p, queries, qrels.queries, lambda k, v: _parse_query(p, k, v), "query")
+    else:
+        p.add("QR004", Span(0, 0), "A golden set needs a `queries:` mapping.")
+    return qrels
+
+
+def parse_query_entry(text: str, qid: str, key_column: int) -> tuple[Query, list[Finding]] | None:
+    """One query entry parsed on its own (``text`` starts at its key's line), for incremental
+    re-parsing; None unless it is exactly that entry, well formed, at the same indentation."""
+    doc = parse_yaml(text, LIMITS)
+    if (
+        doc.findings
+        or not doc.complete
+        or not isinstance(doc.root, YMap)
+        or len(doc.root.items) != 1
+    ):
+        return None
+    key, value = doc.root.items[0]
+    if not isinstance(key, YScalar) or key_text(key) != qid or key.span.start != key_column:
+        return None
+    p = ShapeReader(text)
+    query = _parse_query(p, key, value)
+    return query, p.findings
+
+
+def _parse_query(p: ShapeReader, key: YScalar, value: YNode) -> Query:
+    query = Query(qid=key.value, span=key.span, block=Span(key.span.start, value.span.end))
+    if isinstance(value, YScalar) and value.type == "null":
+        return query  # a query being typed: reported as unlinked by the checks
+    if not p.expect(value, YMap, f"Query `{key.value}`", key.span):
+        return query
+    assert isinstance(value, YMap)
+    fields = p.keys(value, QUERY_KEYS, f"query `{key.value}`")
+    if "question" in fields:
+        qnode = fields["question"][1]
+        if isinstance(qnode, YScalar) and qnode.type == "null":
+            query.question, query.question_span = "", qnode.span
+        else:
+            query.question = p.string(qnode, "`question`")
+            query.question_span = qnode.span
+    if "unanswerable" in fields:
+        unode = fields["unanswerable"][1]
+        flag = unode.as_bool() if isinstance(unode, YScalar) else None
+        if flag is None:
+            p.add(
+                "QR004",
+                unode.span,
+                f"`unanswerable` must be true or false, found {describe(unode)}.",
+            )
+        query.unanswerable = bool(flag)
+        query.unanswerable_span = Span(fields["unanswerable"][0].span.start, unode.span.end)
+    if "notes" in fields:
+        p.string(fields["notes"][1], "`notes`")
+    if "relevant" in fields:
+        query.judgments = _parse_relevant(p, fields["relevant"][1])
+    return query
+
+
+def _parse_relevant(p: ShapeReader, node: YNode) -> list[Judgment]:
+    if isinstance(node, YScalar) and node.type == "null":
+        return []
+    if isinstance(node, YSeq):
+        out = []
+        for item in node.items:
+            doc = doc_id(p, item)
+            if doc is not None:
+                out.append(Judgment(doc, 1, item.span))
+        return out
+    if isinstance(node, YMap):
+        out = []
+        for key, value in node.items:
+            doc = doc_id(p, key)
+            grade = _grade(p, value)
+            if doc is not None and grade is not None:
+                out.append(Judgment(doc, grade, key.span, value.span))
+        return out
+    if isinstance(node, YScalar):
+        p.add(
+            "QR004",
+            node.span,
+            "`relevant` must be a list of document ids or a mapping id -> grade; "
+            f"write `[{node.value}]` for one document.",
+            fixes=(
+                Fix(
+                    f"Write `[{node.value}]`",
+                    (TextEdit(node.span, f"[{p.text[node.span.start : node.span.end]}]"),),
+                    True,
+                ),
+            ),
+        )
+        return []
+    p.expect(node, YSeq, "`relevant`", node.span)
+    return []
+
+
+def _grade(p: ShapeReader, node: YNode) -> int | None:
+    if isinstance(node, YScalar):
+        grade = node.as_int()
+        if grade is not None:
+            return grade
+        fixes: tuple[Fix, ...] = ()
+        if node.type == "str" and _is_int(node.value.strip()):
+            fixed = str(int(node.value.strip()))
+            fixes = (
+                Fix(f"Write the grade as the integer {fixed}", (TextEdit(node.span, fixed),), True),
+            )
+        p.add(
+            "QR103",
+            node.span,
+            f"A grade must be an integer (0 = not relevant, 1, 2, 3...), found {describe(node)} "
+            f"`{node.value}`; trec_eval would silently truncate it.",
+            fixes=fixes,
+        )
+        return None
+    if not isinstance(node, YAlias):
+        p.add("QR103", node.span, f"A grade must be an integer, found {describe(node)}.")
+    return None
+
+
+def _is_int(s: str) -> bool:
+    try:
+        int(s)
+    except ValueError:
+        return False
+    return True
+
+
+FORMAT = Format(
+    name="golden",
+    display="golden set (YAML)",
+    role="qrels",
+    parse=parse_golden,
+    yaml=True,
+    query_ids=keys_under("queries"),
+    id_text=rewrite_scalar,
+    add_judgment=add_judgment,
+)

@@ -1,0 +1,144 @@
+"""Run YAML -> :class:`Run`: ``results`` maps query ids to a ranked list (rank order is the
+ranking) or to a mapping doc id -> score (ranked as trec_eval ranks: score, then docid).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..base.findings import Related
+from ..base.text import Span
+from ..metrics import trec_eval_order
+from ..model import Ranking, Retrieved, Run
+from .format import Format
+from .yaml.context import keys_under
+from .yaml.scalar import rewrite_scalar, yaml_scalar
+from .yaml.shape import ShapeReader, doc_id, read_entries, read_top
+from .yaml.tree import YAlias, YMap, YNode, YScalar, YSeq, describe
+
+RUN_KEYS: dict[str, str] = {
+    "qrels": "The golden set this run answers, relative to this file.",
+    "name": "The run's name in lenses and reports (default: the file name).",
+    "description": "Free text about the system that produced this run.",
+    "results": "Query id -> ranked list of document ids, or a mapping id -> score.",
+}
+
+
+def parse_run_yaml(text: str) -> Run:
+    """Parse a run YAML: ``results`` maps query ids to a ranked list or to doc id -> score."""
+    p, top = read_top(text, RUN_KEYS, "a run")
+    run = Run(format="run-yaml", findings=p.findings)
+    if top is None:
+        return run
+    if "qrels" in top:
+        refs = p.refs(top["qrels"][1], "`qrels`")
+        run.qrels = refs[0] if refs else None
+    if "name" in top:
+        run.name = p.string(top["name"][1], "`name`")
+        run.name_span = top["name"][1].span
+    if "description" in top:
+        p.string(top["description"][1], "`description`")
+    if "results" in top:
+        run.results_span = top["results"][0].span
+        results = top["results"][1]
+        if not (isinstance(results, YScalar) and results.type == "null") and p.expect(
+            results, YMap, "`results`", top["results"][0].span
+        ):
+            assert isinstance(results, YMap)
+            read_entries(p, results, run.rankings, lambda k, v: _parse_ranking(p, k, v), "query")
+    else:
+        p.add("QR004", Span(0, 0), "A run needs a `results:` mapping.")
+    return run
+
+
+def _parse_ranking(p: ShapeReader, key: YScalar, value: YNode) -> Ranking:
+    ranking = Ranking(qid=key.value, span=key.span, block=Span(key.span.start, value.span.end))
+    entries: list[Retrieved] = []
+    if isinstance(value, YSeq):
+        for item in value.items:
+            doc = doc_id(p, item)
+            if doc is not None:
+                entries.append(Retrieved(doc, item.span, rank=len(entries) + 1))
+    elif isinstance(value, YMap):
+        scored: list[Retrieved] = []
+        for k, v in value.items:
+            doc = doc_id(p, k)
+            score = _score(p, v)
+            if doc is not None and score is not None:
+                scored.append(Retrieved(doc, k.span, score=score))
+        order = trec_eval_order((r.doc_id, r.score or 0.0) for r in scored)
+        by_id: dict[str, Retrieved] = {}
+        for r in scored:
+            by_id.setdefault(r.doc_id, r)
+        entries = [by_id[d] for d in order if d in by_id]
+        _report_duplicates(p, scored, key.value)
+        ranking.docs = _dedupe(entries)
+        return ranking
+    elif not (isinstance(value, YScalar) and value.type == "null"):
+        p.expect(value, YSeq, f"Results of `{key.value}`", key.span)
+    _report_duplicates(p, entries, key.value)
+    ranking.docs = _dedupe(entries)
+    return ranking
+
+
+# YAML 1.2 / JSON floats such as `1e-05` (what json.dumps and most YAML 1.2 emitters write for
+# small scores) are text to YAML 1.1's resolver, which wants a dot: read them as numbers anyway.
+_FLOAT_12 = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+
+
+def _score(p: ShapeReader, node: YNode) -> float | None:
+    if isinstance(node, YScalar) and (
+        node.type in ("int", "float") or (node.plain and _FLOAT_12.fullmatch(node.value))
+    ):
+        try:
+            return float(node.value.replace("_", ""))
+        except ValueError:
+            pass
+    if not isinstance(node, YAlias):
+        p.add("QR004", node.span, f"A score must be a number, found {describe(node)}.")
+    return None
+
+
+def _report_duplicates(p: ShapeReader, entries: list[Retrieved], qid: str) -> None:
+    first: dict[str, Retrieved] = {}
+    for r in entries:
+        if r.doc_id in first:
+            p.add(
+                "QR203",
+                r.span,
+                f"`{r.doc_id}` is retrieved twice for `{qid}`; trec_eval refuses such a run. "
+                "Only the first occurrence is scored.",
+                related=(Related(first[r.doc_id].span, "first retrieved here"),),
+            )
+        else:
+            first[r.doc_id] = r
+
+
+def _dedupe(entries: list[Retrieved]) -> list[Retrieved]:
+    seen: set[str] = set()
+    out = []
+    for r in entries:
+        if r.doc_id not in seen:
+            seen.add(r.doc_id)
+            out.append(r)
+    return out
+
+
+def run_yaml_text(run: Run, name: str) -> str:
+    """A run YAML holding ``run`` (a converted TREC run), its documents in evaluation order."""
+    lines = [f"name: {yaml_scalar(name)}", "results:"]
+    for qid, ranking in run.rankings.items():
+        lines.append(f"  {yaml_scalar(qid)}:")
+        lines.extend(f"    - {yaml_scalar(d.doc_id)}" for d in ranking.docs)
+    return "\n".join(lines) + "\n"
+
+
+FORMAT = Format(
+    name="run-yaml",
+    display="run (YAML)",
+    role="run",
+    parse=parse_run_yaml,
+    yaml=True,
+    query_ids=keys_under("results"),
+    id_text=rewrite_scalar,
+)

@@ -1,0 +1,238 @@
+"""TREC runs: ``qid Q0 docid rank score tag`` lines, each query ranked as trec_eval ranks it.
+
+The ``read_*`` functions are the fast paths for ``score`` on runs of millions of lines: no spans, no
+per-line objects, the same values in the same order as the full parser."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..base.findings import Finding, Related, Severity, declare, finding
+from ..base.text import Span
+from ..metrics import order_by_score, trec_eval_order
+from ..model import Ranking, Retrieved, Run
+from .format import Format
+from .trec_lines import (
+    RUN_COLUMNS,
+    atof,
+    atol,
+    count_message,
+    fast_lines,
+    first_fields,
+    is_comment,
+    line_fields,
+    missing_span,
+    plain,
+    run_score,
+    splitter,
+    text_lines,
+)
+
+declare(
+    "QR204",
+    "run-rank-order",
+    Severity.WARNING,
+    "TREC run",
+    "The rank column disagrees with trec_eval's order (score, then docid).",
+)
+
+
+# --- runs ---------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Line:
+    """One run line as read, before the query's lines are put in evaluation order."""
+
+    doc: Retrieved
+    score: float
+    rank_span: Span
+
+
+def _run_line(line: str, offset: int, run: Run) -> tuple[tuple[str, Span], _Line] | None:
+    fields = line_fields(line, offset)
+    if len(fields) < 6:
+        run.findings.append(
+            finding(
+                "QR301", missing_span(line, offset), count_message(RUN_COLUMNS, len(fields), True)
+            )
+        )
+        return None
+    (qid, qspan), _, (doc, dspan), (rank, rspan), (score_text, sspan), tag = fields[:6]
+    score, plain = atof(score_text)
+    if score != score:
+        run.findings.append(
+            finding(
+                "QR301", sspan, "the score is NaN, which has no place in a ranking: use a number"
+            )
+        )
+        return None
+    if not plain:
+        run.findings.append(
+            finding(
+                "QR301",
+                sspan,
+                f"the score column holds {score_text!r}, not a number; trec_eval reads it as "
+                f"{score!r} and ranks the document accordingly",
+            )
+        )
+    if run.name is None:
+        run.name, run.name_span = tag
+    rank_value, exact = atol(rank)
+    retrieved = Retrieved(doc, dspan, score, rank_value if exact else None)
+    return (qid, qspan), _Line(retrieved, score, rspan)
+
+
+def _rank_order_finding(qid: str, ordered: list[_Line]) -> Finding | None:
+    """The first line whose rank column puts it ahead of a document trec_eval ranks higher."""
+    prev: _Line | None = None
+    for pos, cur in enumerate(ordered, start=1):
+        if cur.doc.rank is None:
+            continue
+        if prev is not None and prev.doc.rank is not None and cur.doc.rank < prev.doc.rank:
+            return finding(
+                "QR204",
+                cur.rank_span,
+                f"rank {cur.doc.rank} of {cur.doc.doc_id} disagrees with trec_eval's order for "
+                f"query {qid}: trec_eval ignores the rank column and sorts by score (descending), "
+                f"then document id (descending), so {cur.doc.doc_id} is evaluated at position "
+                f"{pos}, after {prev.doc.doc_id} (rank {prev.doc.rank})",
+                related=(Related(prev.rank_span, f"{prev.doc.doc_id}, ranked ahead by trec_eval"),),
+            )
+        prev = cur
+    return None
+
+
+def parse_trec_run(text: str) -> Run:
+    """``qid Q0 docid rank score tag`` lines, each query's documents in trec_eval's order."""
+    run = Run(format="trec-run")
+    per_query: dict[str, list[_Line]] = {}
+    first: dict[tuple[str, str], Span] = {}
+    for offset, line in text_lines(text):
+        if not line.strip(" \t\v\f") or is_comment(line):
+            continue
+        parsed = _run_line(line, offset, run)
+        if parsed is None:
+            continue
+        (qid, qspan), rl = parsed
+        ranking = run.rankings.get(qid)
+        line_span = Span(offset, offset + len(line))
+        if ranking is None:
+            ranking = run.rankings[qid] = Ranking(qid=qid, span=qspan, block=line_span)
+            per_query[qid] = []
+        else:
+            ranking.block = Span(ranking.block.start, line_span.end)
+        key = (qid, rl.doc.doc_id)
+        if key in first:
+            run.findings.append(
+                finding(
+                    "QR203",
+                    rl.doc.span,
+                    f"document {rl.doc.doc_id} is retrieved twice for query {qid}; the first "
+                    "occurrence is scored (trec_eval refuses the run): remove one",
+                    related=(Related(first[key], "first occurrence"),),
+                )
+            )
+            continue
+        first[key] = rl.doc.span
+        per_query[qid].append(rl)
+    for qid, lines in per_query.items():
+        by_id = {rl.doc.doc_id: rl for rl in lines}
+        ordered = [by_id[d] for d in trec_eval_order((rl.doc.doc_id, rl.score) for rl in lines)]
+        run.rankings[qid].docs = [rl.doc for rl in ordered]
+        f = _rank_order_finding(qid, ordered)
+        if f is not None:
+            run.findings.append(f)
+    return run
+
+
+def read_trec_run_ids(text: str) -> dict[str, list[str]]:
+    """qid -> doc ids in evaluation order, fast, agreeing with :func:`parse_trec_run`."""
+    try:
+        scores = _read_strict_run(text)
+    except ValueError:
+        scores = _read_lenient_run(text)
+    return {qid: order_by_score(q) for qid, q in scores.items()}
+
+
+# What sends a run off the strict path: anything that could make str.split() or float() read a
+# line differently from trec_eval (comments, CRs, exotic whitespace, non-ASCII). Underscores are
+# checked in the score alone, as doc ids and run tags often hold them.
+_NOT_STRICT = ("#", "\r", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def _read_strict_run(text: str) -> dict[str, dict[str, float]]:
+    """The common case in one tight loop: every line exactly six plain fields, no NaN.
+
+    Raises ValueError on anything else (a short or long line, a blank line, a score float() does
+    not read, a NaN) so that the caller falls back to the lenient reader: never a wrong answer,
+    only a slower one. Run files are grouped by query, so the query's dict is looked up only when
+    the query id changes.
+    """
+    if not text.isascii() or any(c in text for c in _NOT_STRICT):
+        raise ValueError("not a plain run")
+    scores: dict[str, dict[str, float]] = {}
+    prev: str | None = None
+    docs: dict[str, float] = {}
+    body = text[:-1] if text.endswith("\n") else text
+    for qid, _, doc, _, score, _ in map(str.split, body.split("\n")):
+        if qid != prev:
+            docs = scores.setdefault(qid, {})
+            prev = qid
+        if "_" in score:  # float() reads 1_0 as 10, C's atof as 1
+            raise ValueError("underscore in a score")
+        docs.setdefault(doc, float(score))
+    for docs in scores.values():
+        total = sum(docs.values())
+        if total != total:  # a NaN (or inf - inf): the lenient reader sorts out which
+            raise ValueError("NaN score")
+    return scores
+
+
+def _read_lenient_run(text: str) -> dict[str, dict[str, float]]:
+    """Every line trec_eval would read, with its C number parsing: the exact, slower path."""
+    split = splitter(text)
+    scores: dict[str, dict[str, float]] = {}
+    for line in fast_lines(text):
+        parts = split(line)
+        if len(parts) < 6 or parts[0].startswith("#"):
+            continue
+        s = parts[4]
+        try:
+            score: float | None = float(s) if plain(s) else None
+        except ValueError:
+            score = None
+        if score is None or score != score:
+            score = run_score(s)
+            if score is None:
+                continue
+        q = scores.get(parts[0])
+        if q is None:
+            q = scores[parts[0]] = {}
+        if parts[2] not in q:
+            q[parts[2]] = score
+    return scores
+
+
+def trec_run_text(run: Run, name: str) -> str:
+    """``run`` as TREC run lines tagged ``name``; a run without scores gets descending ones, so
+    trec_eval ranks its documents as they were listed."""
+    tag = re.sub(r"\s+", "_", name) or "run"
+    lines = []
+    for qid, ranking in run.rankings.items():
+        n = len(ranking.docs)
+        for rank, doc in enumerate(ranking.docs, start=1):
+            score = doc.score if doc.score is not None else float(n - rank + 1)
+            lines.append(f"{qid} Q0 {doc.doc_id} {rank} {score!r} {tag}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+FORMAT = Format(
+    name="trec-run",
+    display="TREC run",
+    role="run",
+    parse=parse_trec_run,
+    query_ids=first_fields,
+    read_rankings=read_trec_run_ids,
+)

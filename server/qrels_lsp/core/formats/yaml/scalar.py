@@ -1,0 +1,48 @@
+"""Writing a string into YAML: the one place that decides how a value is quoted.
+
+Judgments added by the judge action, renamed query ids and converted files all write ids and
+questions a user typed; each must read back as exactly the same string, and should look as a person
+would have written it (plain when that is safe).
+"""
+
+from __future__ import annotations
+
+import json
+
+from ...base.text import Span
+from .tree import implicit_type
+
+_PLAIN_FIRST_BAD = set("-?:,[]{}#&*!|>'\"%@`")
+_FLOW_BAD = set(",[]{}")
+
+
+def yaml_scalar(value: str, *, flow: bool = False) -> str:
+    """``value`` as a YAML scalar that reads back as the same string: plain when safe, else a
+    JSON string (valid YAML). ``flow``: inside ``[...]`` or ``{...}``, where commas and brackets
+    end a plain scalar."""
+    plain = (
+        bool(value)
+        and value == value.strip()
+        and value[0] not in _PLAIN_FIRST_BAD
+        and ": " not in value
+        and " #" not in value
+        and not value.endswith(":")
+        and "\t" not in value
+        and "\n" not in value
+        and "\r" not in value
+        and value.isprintable()
+        and not (flow and _FLOW_BAD & set(value))
+        and implicit_type(value) == "str"
+    )
+    return value if plain else json.dumps(value, ensure_ascii=False)
+
+
+def rewrite_scalar(text: str, span: Span, new: str) -> str:
+    """What to write over the scalar at ``span`` (its characters, inside any quotes) so that it
+    reads ``new``, keeping the quoting style the user chose."""
+    quote = text[span.start - 1] if span.start > 0 else ""
+    if quote == '"' and text[span.end : span.end + 1] == '"':
+        return json.dumps(new, ensure_ascii=False)[1:-1]
+    if quote == "'" and text[span.end : span.end + 1] == "'":
+        return new.replace("'", "''")
+    return yaml_scalar(new)

@@ -1,0 +1,21 @@
+"""The measures qrels-lsp computes, in the order the README lists them. A new measure is one
+module building a :class:`~.measure.Measure` and one line here."""
+
+from __future__ import annotations
+
+from . import average_precision, hit_rate, mrr, ndcg, precision, recall
+from .measure import Measure
+
+MEASURES: tuple[Measure, ...] = (
+    recall.MEASURE,
+    precision.MEASURE,
+    mrr.MEASURE,
+    ndcg.MEASURE,
+    average_precision.MEASURE,
+    hit_rate.MEASURE,
+)
+_BY_NAME = {m.name: m for m in MEASURES}
+
+
+def measure_named(name: str) -> Measure | None:
+    return _BY_NAME.get(name)

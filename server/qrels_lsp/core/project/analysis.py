@@ -1,0 +1,636 @@
+"""The project graph: which golden set, runs, topics and corpus belong together, and the
+analysis of one file in that context (its findings, and the numbers of every run it touches).
+
+Files are read through a :data:`Reader`, so the language server can put its unsaved buffers in
+front of the disk (an unsaved buffer wins) while the CLI reads straight from disk. Parses and
+corpora are cached; the owner invalidates them when files change.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..base.boundary import Boundary
+from ..base.files import read_text, resolve
+from ..base.findings import Finding, Severity, declare, finding
+from ..base.globs import expand, has_magic
+from ..base.text import Span
+from ..checks import CheckCache, CorpusState, check_golden, check_run
+from ..checks.suppress import apply_suppressions
+from ..formats import detect, parse_as
+from ..formats.corpus import Corpus, CorpusError, load_corpus
+from ..formats.topics import Topics, parse_queries_jsonl, parse_queries_tsv, parse_trec_topics
+from ..metrics import (
+    Evaluation,
+    Metric,
+    ScoreCache,
+    Since,
+    default_metrics,
+    evaluate,
+    parse_metric,
+)
+from ..model import FileKind, Qrels, Run
+from ..search.baseline import BASELINE_NAME, BaselineCache
+from ..search.indexes import IndexCache
+from .config import Config, QrelsBinding
+from .incremental import EntryEdit, reparse
+
+declare(
+    "QR111",
+    "runs-not-found",
+    Severity.WARNING,
+    "golden set",
+    "A `runs:` entry that matches no file.",
+)
+declare(
+    "QR112",
+    "outside-workspace",
+    Severity.ERROR,
+    "any",
+    "A path (corpus, runs, `qrels:`, topics) that leads outside the workspace: not read unless your own settings allow it (`allow_outside`).",
+)
+
+
+# Corpora this small are indexed on the spot (tens of milliseconds); larger ones in the background.
+SMALL_CORPUS = 2000
+
+Reader = Callable[[Path], tuple[str | None, str | None]]
+NOT_A_RUN = "is not a run file"
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(slots=True)
+class RunResult:
+    """A run scored against a golden set."""
+
+    path: Path
+    name: str
+    run: Run | None  # None when the file could not be read, was read fast, or is the baseline
+    evaluation: Evaluation
+    error: str | None = None
+    rankings: dict[str, list[str]] = field(default_factory=dict)  # qid -> ids, evaluation order
+    baseline: bool = False  # the BM25 baseline, computed from the corpus, not read from a file
+
+
+@dataclass(slots=True)
+class QrelsContext:
+    """A golden set (or TREC/BEIR qrels) with everything it points at, resolved."""
+
+    path: Path
+    kind: FileKind
+    qrels: Qrels
+    k: int
+    level: int
+    metrics: list[Metric]
+    corpus_path: Path | None
+    corpus: CorpusState
+    run_paths: list[Path]
+    run_matches: dict[str, list[Path]] = field(default_factory=dict)  # each pattern's files
+    # A pattern refused (True) or cut short (False) by the boundary and the glob limits, and why.
+    run_problems: dict[str, tuple[bool, str]] = field(default_factory=dict)
+    outside: list[str] = field(default_factory=list)  # refusals of paths out of the boundary
+    grades: dict[str, dict[str, int]] = field(default_factory=dict)  # qid -> doc -> grade, once
+    unanswerable: set[str] = field(default_factory=set)
+    grades_since: Since | None = None  # how ``grades`` was made from the last ones, if it was
+
+
+@dataclass(slots=True)
+class Analysis:
+    """One file analysed in its project: what the CLI prints and the server shows."""
+
+    path: Path
+    kind: FileKind
+    text: str
+    findings: list[Finding]
+    model: Qrels | Run
+    context: QrelsContext | None = None  # the golden set this file is, or that this run answers
+    runs: list[RunResult] = field(default_factory=list)
+    edit: EntryEdit | None = None  # the edit of one entry that made ``model`` from the last one
+
+    def changed_since(self, last: Analysis) -> frozenset[str] | None:
+        """The queries whose entry or numbers may differ from ``last``'s, when this analysis was
+        made from it by an edit of one entry (every other query and its numbers are then as they
+        were, and so are their lines and columns if the file has as many lines: the caller checks
+        that); None when more may have changed.
+
+        What an editor shows for ten thousand questions can then be updated for one."""
+        if self.model is last.model:
+            changed: set[str] = set()
+        elif self.edit is not None and self.edit.before is last.model:
+            changed = {self.edit.qid}
+        else:
+            return None
+        if [(r.path, r.name) for r in self.runs] != [(r.path, r.name) for r in last.runs]:
+            return None
+        for now, before in zip(self.runs, last.runs, strict=True):
+            ev, was = now.evaluation, before.evaluation.per_query
+            if ev.per_query is was:
+                continue
+            if ev.since is None or ev.since.base is not was:
+                return None
+            changed |= ev.since.keys
+        return frozenset(changed)
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """What a golden set's model says for scoring, and how it was made from the last one."""
+
+    qrels: Qrels
+    grades: dict[str, dict[str, int]]
+    unanswerable: set[str]
+    since: Since | None
+
+
+def run_name(path: Path, run: Run | None) -> str:
+    """A run's name: its YAML ``name:``, else the file name without ``.run``/``.trec``."""
+    if run is not None and run.format == "run-yaml" and run.name:
+        return run.name
+    name = path.name
+    for suffix in (".yaml", ".yml", ".trec", ".txt", ".run", ".tsv"):
+        name = name.removesuffix(suffix)
+    return name or path.name
+
+
+def _disk_reader(path: Path) -> tuple[str | None, str | None]:
+    return read_text(path)
+
+
+class Project:
+    """Files read through ``read`` and only inside ``boundary`` (see :mod:`.boundary`): a path
+    in a golden set, a run or the configuration that leads out of it is refused, with a finding
+    (QR112) where it is written."""
+
+    def __init__(
+        self,
+        config: Config,
+        read: Reader = _disk_reader,
+        progress: Progress | None = None,
+        *,
+        boundary: Boundary,
+        lens_metrics: bool = False,
+        indexes: IndexCache | None = None,
+        build_indexes: bool = False,
+    ) -> None:
+        self.config = config
+        self.lens_metrics = lens_metrics  # always compute recall@k and mrr (the lenses' numbers)
+        self.indexes = indexes if indexes is not None else IndexCache()
+        self.build_indexes = (
+            build_indexes  # the CLI builds BM25 indexes when asked; the editor warms them
+        )
+        self._baselines = BaselineCache()
+        # Per-file caches that make an edit cost what it touched (see core/project/incremental.py).
+        self._checks: dict[Path, CheckCache] = {}
+        self._scores: dict[tuple[Path, Path | None], ScoreCache] = {}
+        self._rankings: dict[Path, tuple[Run, dict[str, list[str]]]] = {}
+        self._fast_runs: dict[Path, tuple[str, dict[str, list[str]]]] = {}
+        self._reader = read
+        self.boundary = boundary
+        self.progress = progress
+        self._parsed: dict[Path, tuple[str, Qrels | Run]] = {}
+        self._corpora: dict[Path, Corpus | CorpusError] = {}
+        self._topics: dict[Path, Topics] = {}
+        self._golden_files: list[Path] | None = None
+        self._edits: dict[Path, tuple[Qrels, EntryEdit]] = {}
+        self._judged: dict[Path, _Judged] = {}
+
+    def read(self, path: Path) -> tuple[str | None, str | None]:
+        """A file's text through the reader, or why not; nothing outside the boundary."""
+        if not self.boundary.allows(path):
+            return None, self.boundary.refusal(path)
+        return self._reader(path)
+
+    # -- caches -------------------------------------------------------------------------------
+    def forget(self, path: Path) -> None:
+        """A file changed: drop what was derived from it."""
+        path = resolve(path)
+        self._parsed.pop(path, None)
+        self._edits.pop(path, None)
+        self._judged.pop(path, None)
+        self._fast_runs.pop(path, None)
+        self._topics.pop(path, None)
+        for root in list(self._corpora):
+            if path == root or root in path.parents:
+                del self._corpora[root]
+        self._golden_files = None
+
+    def parsed(self, path: Path, kind: FileKind, text: str) -> Qrels | Run:
+        path = resolve(path)
+        hit = self._parsed.get(path)
+        if hit is not None and hit[0] == text:
+            return hit[1]
+        model: Qrels | Run | None = None
+        self._edits.pop(path, None)
+        if hit is not None and kind == "golden" and isinstance(hit[1], Qrels):
+            reparsed = reparse(hit[0], hit[1], text)  # one entry, when the edit stays inside it
+            if reparsed is not None:
+                model, edit = reparsed
+                if edit is not None:
+                    self._edits[path] = (model, edit)
+        if model is None:
+            model = parse_as(kind, text)
+        self._parsed[path] = (text, model)
+        return model
+
+    def edit_of(self, path: Path, model: Qrels) -> EntryEdit | None:
+        """The one-entry edit that made ``model`` from the file's previous model, if it was one."""
+        hit = self._edits.get(resolve(path))
+        return hit[1] if hit is not None and hit[0] is model else None
+
+    def _judgments(self, path: Path, qrels: Qrels) -> _Judged:
+        """The grades and unanswerable ids of a golden set, derived from the last ones after an
+        edit of one entry: the other queries keep their grade mappings, and the score caches are
+        told that only the edited query needs scoring."""
+        key = resolve(path)
+        hit = self._judged.get(key)
+        if hit is not None and hit.qrels is qrels:
+            return hit
+        edit = self.edit_of(path, qrels)
+        if hit is not None and edit is not None and edit.before is hit.qrels:
+            query = qrels.queries[edit.qid]
+            grades = dict(hit.grades)
+            grades[edit.qid] = query.grades()
+            unanswerable = set(hit.unanswerable)
+            if query.unanswerable:
+                unanswerable.add(edit.qid)
+            else:
+                unanswerable.discard(edit.qid)
+            judged = _Judged(qrels, grades, unanswerable, Since(hit.grades, frozenset([edit.qid])))
+        else:
+            judged = _Judged(qrels, qrels.grades(), qrels.unanswerable(), None)
+        self._judged[key] = judged
+        return judged
+
+    def load(
+        self, path: Path, kind: FileKind | None = None
+    ) -> tuple[FileKind | None, str | None, Qrels | Run | None, str | None]:
+        """(kind, text, model, error) of a file through the reader."""
+        text, message = self.read(path)
+        if text is None:
+            return None, None, None, message
+        if kind is None:
+            found = detect(path, text, self.config)
+            if found is None:
+                return None, text, None, None
+            kind = found.name
+        return kind, text, self.parsed(path, kind, text), None
+
+    def corpus(self, path: Path) -> Corpus | CorpusError:
+        if not self.boundary.allows(path):
+            return CorpusError(self.boundary.refusal(path))
+        path = resolve(path)
+        if path not in self._corpora:
+            progress = self.progress
+            callback = (
+                (lambda done, total: progress("Loading corpus", done, total)) if progress else None
+            )
+            self._corpora[path] = load_corpus(path, progress=callback, inside=self.boundary.allows)
+        return self._corpora[path]
+
+    def topics(self, path: Path) -> Topics:
+        path = resolve(path)
+        if path not in self._topics:
+            text, _ = self.read(path)
+            name = path.name.lower()
+            if text is None:
+                topics = Topics()
+            elif name.endswith(".jsonl"):
+                topics = parse_queries_jsonl(text)
+            elif name.endswith((".tsv", ".tab")):
+                topics = parse_queries_tsv(text)
+            else:
+                topics = parse_trec_topics(text)
+            self._topics[path] = topics
+        return self._topics[path]
+
+    # -- the graph ----------------------------------------------------------------------------
+    def binding(self, path: Path) -> QrelsBinding | None:
+        resolved = resolve(path)
+        return next((b for b in self.config.qrels if b.path == resolved), None)
+
+    def golden_files(self) -> list[Path]:
+        """Golden sets under the config root (for a run that names none), in the boundary."""
+        if self._golden_files is None:
+            root = self.config.root
+            found: list[Path] = []
+            if root is not None:
+                for pattern in self.config.golden:
+                    found.extend(expand(root, pattern, self.boundary).paths)
+            found.extend(b.path for b in self.config.qrels if self.boundary.allows(b.path))
+            self._golden_files = sorted({resolve(p) for p in found})
+        return self._golden_files
+
+    def context(self, path: Path, kind: FileKind, qrels: Qrels) -> QrelsContext:
+        folder = resolve(path).parent
+        binding = self.binding(path)
+        outside: list[str] = []
+        corpus_path: Path | None = None
+        if qrels.corpus is not None:
+            corpus_path = folder / qrels.corpus.value
+        elif binding is not None and binding.corpus is not None:
+            corpus_path = binding.corpus
+        corpus: CorpusState = None
+        if corpus_path is not None:
+            resolved = self.boundary.resolve(corpus_path)
+            if resolved is not None:
+                corpus_path = resolved
+                corpus = self.corpus(corpus_path)
+            else:  # said once, as QR112 where the path is written; no corpus checks then
+                outside.append(self.boundary.refusal(corpus_path))
+                corpus_path = _lexical(corpus_path)  # for messages: never looked at
+        k = qrels.k or (binding.k if binding else None) or self.config.k
+        level = (
+            qrels.relevance_level
+            if qrels.relevance_level is not None
+            else self.config.relevance_level
+        )
+        if binding is not None and binding.topics is not None:
+            if self.boundary.allows(binding.topics):
+                _attach_topics(qrels, self.topics(binding.topics))
+            else:
+                outside.append(self.boundary.refusal(binding.topics))
+        patterns = [r.value for r in qrels.runs] or list(binding.runs if binding else ())
+        base = folder if qrels.runs else (self.config.root or folder)
+        expansions = {p: expand(base, p, self.boundary) for p in patterns}  # once per analysis
+        matches = {p: e.paths for p, e in expansions.items()}
+        problems = {p: (e.refused, e.problem) for p, e in expansions.items() if e.problem}
+        metrics = [parse_metric(m) for m in self.config.metrics] or default_metrics(k)
+        if self.lens_metrics:
+            metrics += [m for m in (Metric("recall", k), Metric("mrr")) if m not in metrics]
+        judged = self._judgments(path, qrels)
+        return QrelsContext(
+            path=resolve(path),
+            kind=kind,
+            qrels=qrels,
+            k=k,
+            level=level,
+            metrics=metrics,
+            corpus_path=corpus_path,
+            corpus=corpus,
+            run_paths=_union(matches.values()),
+            run_matches=matches,
+            run_problems=problems,
+            outside=outside,
+            grades=judged.grades,
+            unanswerable=judged.unanswerable,
+            grades_since=judged.since,
+        )
+
+    def golden_of(self, run_path: Path, run: Run) -> tuple[Path | None, str | None]:
+        """The golden set a run answers: its ``qrels:``, the config, or a golden set listing it."""
+        resolved = resolve(run_path)
+        if run.qrels is not None:
+            target = self.boundary.resolve(resolved.parent / run.qrels.value)
+            if target is None:
+                return None, self.boundary.refusal(run.qrels.value)
+            if not target.is_file() and self.read(target)[0] is None:
+                return None, f"`qrels: {run.qrels.value}` does not exist (looked for {target})."
+            return target, None
+        for binding in self.config.qrels:
+            if not self.boundary.allows(binding.path):
+                continue
+            base = self.config.root or binding.path.parent
+            if any(resolved in expand(base, p, self.boundary).paths for p in binding.runs):
+                return binding.path, None
+        for golden in self.golden_files():
+            kind, _text, model, _error = self.load(golden)
+            if kind is None or not isinstance(model, Qrels):
+                continue
+            if any(
+                resolved in expand(golden.parent, r.value, self.boundary).paths for r in model.runs
+            ):
+                return golden, None
+        return None, None
+
+    # -- analysis -----------------------------------------------------------------------------
+    def score_run(self, ctx: QrelsContext, path: Path, *, fast: bool = False) -> RunResult:
+        """Score one run file. ``fast`` reads a TREC run without spans or findings (the CLI's
+        ``score`` on a million-line run needs the ranking, not the editor's model)."""
+        if fast:
+            text, _ = self.read(path)
+            fmt = detect(path, text, self.config) if text is not None else None
+            if text is not None and fmt is not None and fmt.read_rankings is not None:
+                rankings = self._fast_rankings(path, text, fmt.read_rankings)
+                return self._scored(ctx, path, None, rankings, None)
+        kind, _text, model, error = self.load(path)
+        run = model if isinstance(model, Run) else None
+        if run is None and error is None:
+            error = f"{path.name} {NOT_A_RUN} ({kind or 'unknown format'})"
+        return self._scored(ctx, path, run, self._ranked_ids(path, run), error)
+
+    def _fast_rankings(
+        self, path: Path, text: str, read: Callable[[str], dict[str, list[str]]]
+    ) -> dict[str, list[str]]:
+        """A run's rankings without its span model, once per text of the file."""
+        key = resolve(path)
+        hit = self._fast_runs.get(key)
+        if hit is not None and (hit[0] is text or hit[0] == text):
+            return hit[1]
+        rankings = read(text)
+        self._fast_runs[key] = (text, rankings)
+        return rankings
+
+    def _score_cache(self, golden: Path, run: Path | None) -> ScoreCache:
+        key = (resolve(golden), resolve(run) if run is not None else None)
+        return self._scores.setdefault(key, ScoreCache())
+
+    def _ranked_ids(self, path: Path, run: Run | None) -> dict[str, list[str]]:
+        """A run's rankings, computed once per parse (the same lists each time keep the per-query
+        score cache valid)."""
+        if run is None:
+            return {}
+        key = resolve(path)
+        hit = self._rankings.get(key)
+        if hit is not None and hit[0] is run:
+            return hit[1]
+        rankings = run.ranked_ids()
+        self._rankings[key] = (run, rankings)
+        return rankings
+
+    def _scored(
+        self,
+        ctx: QrelsContext,
+        path: Path,
+        run: Run | None,
+        rankings: dict[str, list[str]],
+        error: str | None,
+    ) -> RunResult:
+        evaluation = self._evaluate(ctx, rankings, path)
+        return RunResult(resolve(path), run_name(path, run), run, evaluation, error, rankings)
+
+    def _evaluate(
+        self,
+        ctx: QrelsContext,
+        rankings: dict[str, list[str]],
+        run: Path | None,
+        since: Since | None = None,
+    ) -> Evaluation:
+        """A run's (or, for None, the baseline's) scores, through its own score cache."""
+        return evaluate(
+            ctx.grades,
+            rankings,
+            ctx.metrics,
+            level=ctx.level,
+            unanswerable=ctx.unanswerable,
+            cache=self._score_cache(ctx.path, run),
+            qrels_since=ctx.grades_since,
+            run_since=since,
+        )
+
+    def baseline(self, ctx: QrelsContext, *, build: bool = False) -> RunResult | None:
+        """The BM25 baseline of a golden set with a corpus; None while its index is not ready
+        (the editor builds it in the background; ``build`` builds it now, for the CLI)."""
+        if not isinstance(ctx.corpus, Corpus):
+            return None
+        index = self.indexes.get(ctx.corpus)
+        if index is None and (build or len(ctx.corpus) <= SMALL_CORPUS):
+            # Small: milliseconds, so the first lenses already have it.
+            index = self.indexes.build(ctx.corpus)
+        if index is None:
+            return None
+        rankings, since = self._baselines.rankings(
+            ctx.qrels, index, self.edit_of(ctx.path, ctx.qrels)
+        )
+        evaluation = self._evaluate(ctx, rankings, None, since)
+        return RunResult(ctx.path, BASELINE_NAME, None, evaluation, None, rankings, baseline=True)
+
+    def analyse(self, path: Path, *, with_runs: bool = True) -> Analysis | None:
+        """Findings (suppressed as configured) and numbers for one file; None if not ours."""
+        kind, text, model, error = self.load(path)
+        if error is not None and text is None:
+            return None
+        if kind is None or model is None or text is None:
+            return None
+        if isinstance(model, Qrels):
+            own = self.context(path, kind, model)
+            checks = self._checks.setdefault(resolve(path), CheckCache())
+            edit = self.edit_of(path, model)
+            found = list(model.findings) + check_golden(
+                model, text, own.corpus, level=own.level, cache=checks, edit=edit
+            )
+            # A golden set needs its runs' rankings, not their span models (a TREC run of a
+            # million lines would be a million objects): the run's own file has those.
+            runs = [self.score_run(own, p, fast=True) for p in own.run_paths] if with_runs else []
+            if with_runs and self.config.bm25_baseline:
+                base = self.baseline(own, build=self.build_indexes)
+                if base is not None:
+                    runs.append(base)
+            found += _outside(own, model)
+            for ref in model.runs:
+                hits = own.run_matches.get(ref.value, [])
+                problem = own.run_problems.get(ref.value)
+                if problem is not None:
+                    code = "QR112" if problem[0] else "QR111"
+                    found.append(finding(code, ref.span, f"`{ref.value}`: {problem[1]}."))
+                elif not hits:
+                    found.append(finding("QR111", ref.span, f"No run file matches `{ref.value}`."))
+                found += _unscored(ref.value, ref.span, [r for r in runs if r.path in hits])
+            found += _replacement_characters(text)
+            return Analysis(path, kind, text, self._suppress(found, text), model, own, runs, edit)
+        golden_path, reason = self.golden_of(path, model)
+        found = list(model.findings)
+        if golden_path is None and model.qrels is not None and reason is not None:
+            target = resolve(path).parent / model.qrels.value
+            if not self.boundary.allows(target):  # said as QR112, not as an unbound run
+                found.append(finding("QR112", model.qrels.span, f"`qrels:` {reason}."))
+                reason = "This run's golden set is outside the workspace, so it is not scored."
+        ctx: QrelsContext | None = None
+        if golden_path is not None:
+            gkind, _gtext, gmodel, _gerr = self.load(golden_path)
+            if gkind is not None and isinstance(gmodel, Qrels):
+                ctx = self.context(golden_path, gkind, gmodel)
+        found += check_run(
+            model,
+            ctx.qrels if ctx else None,
+            ctx.corpus if ctx else None,
+            k=ctx.k if ctx else self.config.k,
+            level=ctx.level if ctx else self.config.relevance_level,
+            unbound_reason=reason,
+        )
+        runs = [self.score_run(ctx, path)] if ctx is not None else []
+        found += _replacement_characters(text)
+        return Analysis(path, kind, text, self._suppress(found, text), model, ctx, runs)
+
+    def _suppress(self, found: list[Finding], text: str) -> list[Finding]:
+        kept = apply_suppressions(found, text, self.config.ignore)
+        return _capped(sorted(kept, key=lambda f: (f.span.start, f.code)))
+
+
+MAX_FINDINGS = 10_000
+"""Findings reported per file: a hundred thousand squiggles help nobody, and each costs the
+editor (a diagnostic) and a CI log (a line)."""
+
+
+def _capped(found: list[Finding]) -> list[Finding]:
+    """The first :data:`MAX_FINDINGS` findings, errors first, and one that counts the rest."""
+    if len(found) <= MAX_FINDINGS:
+        return found
+    by_severity = sorted(range(len(found)), key=lambda i: found[i].severity)
+    keep = sorted(by_severity[:MAX_FINDINGS])
+    rest = len(found) - MAX_FINDINGS
+    first_left = found[min(set(range(len(found))) - set(keep))]
+    summary = finding(
+        "QR006",
+        Span(first_left.span.start, first_left.span.start),
+        f"{rest:,} more findings in this file are not shown (at most {MAX_FINDINGS:,} are); "
+        "fix the ones shown first.",
+        severity=Severity.INFO,
+    )
+    return [*(found[i] for i in keep), summary]
+
+
+def _unscored(pattern: str, span: Span, results: list[RunResult]) -> list[Finding]:
+    """A `runs:` entry whose file could not be read (a FIFO, a device, too large, unreadable)
+    is said so where it is written, not scored as zeros in silence. A glob matching a file that
+    is not a run (a README beside the runs) is no mistake; naming one outright is."""
+    out = []
+    for r in results:
+        if r.error is None or (has_magic(pattern) and NOT_A_RUN in r.error):
+            continue
+        out.append(finding("QR111", span, f"`{pattern}`: {r.path.name} is not scored: {r.error}."))
+    return out
+
+
+def _replacement_characters(text: str) -> list[Finding]:
+    """U+FFFD is what undecodable bytes become (on disk, or in the editor that read the file):
+    an id holding it matches nothing, so the first one is pointed at."""
+    at = text.find("\ufffd")
+    if at == -1:
+        return []
+    return [
+        finding(
+            "QR006",
+            Span(at, at + 1),
+            "U+FFFD (the replacement character) here: the file's bytes were not valid UTF-8 "
+            "where it was read, and text holding it matches nothing. Save the file as UTF-8.",
+            severity=Severity.WARNING,
+        )
+    ]
+
+
+def _attach_topics(qrels: Qrels, topics: Topics) -> None:
+    for qid, query in qrels.queries.items():
+        topic = topics.get(qid)
+        if topic is not None and query.question is None:
+            query.question = topic.text
+
+
+def _union(groups: Iterable[list[Path]]) -> list[Path]:
+    """Paths in first-seen order, each once."""
+    return list(dict.fromkeys(p for group in groups for p in group))
+
+
+def _lexical(path: Path) -> Path | None:
+    """``path`` made absolute without a look at the disk (None for a NUL byte)."""
+    text = str(path)
+    return None if "\0" in text else Path(os.path.abspath(text))
+
+
+def _outside(ctx: QrelsContext, qrels: Qrels) -> list[Finding]:
+    """QR112 for the corpus or topics a golden set (or its ``[[qrels]]``) names outside the
+    boundary: where ``corpus:`` is written, else at the top of the file."""
+    span = qrels.corpus.span if qrels.corpus is not None else Span(0, 0)
+    return [finding("QR112", span, f"{why}.") for why in ctx.outside]

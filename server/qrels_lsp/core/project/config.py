@@ -1,0 +1,376 @@
+"""Configuration: ``qrels-lsp.toml`` or ``[tool.qrels-lsp]`` in ``pyproject.toml``.
+
+One typed :class:`Config` is built from a mapping, whatever its source (a TOML file, the
+editor's settings), so every source is validated the same way. Bad values never stop anything:
+each becomes a located finding (QR401/QR402) and the default is used in its place.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..base.files import MiB, read_regular
+from ..base.findings import Finding, Severity, declare, finding
+from ..base.text import LineIndex, Span, decode
+
+declare(
+    "QR401",
+    "config-invalid",
+    Severity.ERROR,
+    "config",
+    "The configuration is not valid.",
+)
+declare(
+    "QR402",
+    "config-unknown-key",
+    Severity.WARNING,
+    "config",
+    "A configuration key that is not defined.",
+)
+
+
+CONFIG_FILE = "qrels-lsp.toml"
+DEFAULT_GOLDEN = ("**/*.qrels.yaml", "**/*.qrels.yml")
+DEFAULT_RUNS = ("**/*.run.yaml", "**/*.run.yml", "**/*.trec", "**/*.run")
+
+SETTINGS: dict[str, str] = {
+    "k": "Default cutoff for recall@k, precision@k, nDCG@k, hit_rate@k (a golden set's `k:` wins). Default 10.",
+    "relevance_level": "Grades at or above this count as relevant (trec_eval -l). Default 1.",
+    "ignore": 'Check codes to silence everywhere, e.g. ["QR110"].',
+    "metrics": 'Metrics shown by `score` and hover, e.g. ["recall@5", "mrr", "ndcg@10"].',
+    "golden": 'Glob patterns of golden set files. Default ["**/*.qrels.yaml", "**/*.qrels.yml"].',
+    "runs": 'Glob patterns of run files. Default ["**/*.run.yaml", "**/*.run.yml", "**/*.trec", "**/*.run"].',
+    "bm25_baseline": "Score a BM25 baseline run beside the configured runs when a corpus is known. Default true.",
+    "qrels": "TREC/BEIR qrels files and what belongs to them: [[qrels]] path, topics, corpus, runs, k.",
+    "allow_outside": "Folders outside the workspace that may be read (a shared corpus), or true for any. Only from your editor's user settings or a configuration file outside the workspace: a workspace cannot grant itself this. Default none.",
+}
+MAX_CONFIG_BYTES = 1 * MiB
+"""A configuration file is a few lines; a bigger one (a symlink to a 2 GB file) is not parsed."""
+MAX_LIST = 1000
+"""Items per list setting (globs, codes, metrics, ``[[qrels]]`` tables)."""
+MAX_UNKNOWN_SHOWN = 20
+"""Unknown keys reported one by one; the rest are counted in one finding."""
+QRELS_SETTINGS: dict[str, str] = {
+    "path": "The TREC or BEIR qrels file, relative to the config file.",
+    "topics": "Its topics (TREC <top> file) or queries (JSONL/TSV): the question texts.",
+    "corpus": "Its corpus: a folder, .jsonl, .tsv or TREC <DOC> file.",
+    "runs": "Runs scored against it: paths or globs.",
+    "k": "Its default cutoff.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class QrelsBinding:
+    """A TREC/BEIR qrels file and the files that belong to it (a golden set YAML says it itself)."""
+
+    path: Path
+    topics: Path | None = None
+    corpus: Path | None = None
+    runs: tuple[str, ...] = ()
+    k: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    k: int = 10
+    relevance_level: int = 1
+    ignore: frozenset[str] = frozenset()
+    metrics: tuple[str, ...] = ()
+    golden: tuple[str, ...] = DEFAULT_GOLDEN
+    runs: tuple[str, ...] = DEFAULT_RUNS
+    bm25_baseline: bool = True
+    qrels: tuple[QrelsBinding, ...] = ()
+    allow_outside: tuple[Path, ...] = ()  # folders outside the workspace the user allows
+    allow_anywhere: bool = False  # the user lifted the workspace boundary altogether
+    root: Path | None = None  # the folder relative paths are resolved against
+    source: Path | None = None  # the file the values came from
+    findings: tuple[Finding, ...] = field(default=(), compare=False)
+
+
+def find_config_file(start: Path) -> Path | None:
+    """The nearest ``qrels-lsp.toml``, or ``pyproject.toml`` with a ``[tool.qrels-lsp]`` table."""
+    here = start if start.is_dir() else start.parent
+    for folder in (here, *here.parents):
+        candidate = folder / CONFIG_FILE
+        if candidate.is_file():
+            return candidate
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file() and _has_tool_table(pyproject):
+            return pyproject
+    return None
+
+
+def _has_tool_table(path: Path) -> bool:
+    data, _problem = read_regular(path, MAX_CONFIG_BYTES)
+    return data is not None and b"[tool.qrels-lsp" in data
+
+
+def load_config(start: Path, workspace: Sequence[Path] = ()) -> Config:
+    """The configuration that applies to ``start`` (a file or folder); defaults if none.
+
+    ``workspace`` holds the folders whose files the user did not necessarily write: a
+    configuration file inside one of them cannot widen the boundary (``allow_outside``)."""
+    path = find_config_file(start)
+    if path is None:
+        return Config(root=start if start.is_dir() else start.parent)
+    return load_config_file(path, workspace)
+
+
+def load_config_file(path: Path, workspace: Sequence[Path] = ()) -> Config:
+    """A configuration file, read as any untrusted file is: a regular file, size-capped."""
+    data, problem = read_regular(path, MAX_CONFIG_BYTES + 1)
+    if data is not None and len(data) > MAX_CONFIG_BYTES:
+        problem = f"larger than {MAX_CONFIG_BYTES // MiB} MiB, so not read"
+    if data is None or problem is not None:
+        message = f"Cannot read {path.name}: {problem}. Defaults are used."
+        return Config(root=path.parent, source=path, findings=(_at(path, "", message),))
+    text, _ = decode(data)
+    return parse_config_text(text, path, trusted=not _inside(path, workspace))
+
+
+def _inside(path: Path, folders: Sequence[Path]) -> bool:
+    from ..base.boundary import real
+
+    where = real(path)
+    roots = [r for r in (real(f) for f in folders) if r is not None]
+    return where is not None and any(where == r or r in where.parents for r in roots)
+
+
+def parse_config_text(text: str, path: Path, *, trusted: bool = True) -> Config:
+    # Imported here: most workspaces have no config file, and the server's start-up should not
+    # pay for a TOML parser (and the datetime module it loads) it never uses.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+    base = Config(root=path.parent, source=path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return replace(base, findings=(_toml_error(text, exc),))
+    search_from = 0
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("qrels-lsp", {})
+        # Locate bad keys inside [tool.qrels-lsp], not in an earlier table with the same key.
+        header = _TOOL_TABLE.search(text)
+        search_from = header.end() if header else 0
+    return config_from_mapping(data, base, text, search_from=search_from, trusted=trusted)
+
+
+_TOOL_TABLE = re.compile(r'(?m)^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*"?qrels-lsp"?[ \t]*\]')
+
+
+def _toml_error(text: str, exc: Exception) -> Finding:
+    match = re.search(r"line (\d+), column (\d+)", str(exc))
+    offset = 0
+    if match:
+        offset = LineIndex(text).offset(int(match.group(1)) - 1, int(match.group(2)) - 1)
+    end = min(offset + 1, len(text))
+    return finding("QR401", Span(offset, end), f"Not valid TOML: {exc}. Defaults are used.")
+
+
+def _at(
+    path: Path,
+    text: str,
+    message: str,
+    key: str | None = None,
+    code: str = "QR401",
+    search_from: int = 0,
+) -> Finding:
+    """A finding located at the first mention of ``key`` in ``text`` at or after ``search_from``
+    (TOML keeps no positions)."""
+    span = Span(0, 0)
+    if key:
+        # Blanks, not \s: \s* spans line breaks, so a key that is not there made the search
+        # quadratic over blank lines (20,000 of them: 3 s).
+        pattern = re.compile(rf"(?m)^[ \t]*\"?{re.escape(key)}\"?[ \t]*=")
+        match = pattern.search(text, search_from)
+        if match:
+            start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
+            span = Span(start, start + len(key))
+    return finding(code, span, message)
+
+
+def config_from_mapping(
+    data: Mapping[str, Any],
+    base: Config,
+    text: str = "",
+    *,
+    search_from: int = 0,
+    trusted: bool = True,
+) -> Config:
+    """Validate settings from any source; each bad value is a finding and keeps its default.
+
+    ``trusted`` is False for a configuration file inside the workspace: it may configure
+    everything but the boundary (``allow_outside``), which only the user's own settings widen.
+    """
+    where = base.source or Path("settings")
+    problems: list[Finding] = list(base.findings)
+    values: dict[str, Any] = {}
+
+    def bad(key: str, message: str) -> None:
+        problems.append(
+            _at(
+                where,
+                text,
+                f"`{key}`: {message}. The default is used.",
+                key,
+                search_from=search_from,
+            )
+        )
+
+    unknown = 0
+    for key, value in data.items():
+        if key not in SETTINGS:
+            unknown += 1
+            if unknown <= MAX_UNKNOWN_SHOWN:  # one by one, then a count: 50k keys, 1 finding
+                shown = _shown(key)
+                problems.append(
+                    _at(
+                        where,
+                        text,
+                        f"Unknown setting `{shown}`; known: {', '.join(SETTINGS)}.",
+                        key if shown == key else None,
+                        "QR402",
+                        search_from,
+                    )
+                )
+            continue
+        if key in ("k", "relevance_level"):
+            if not isinstance(value, int) or isinstance(value, bool) or (key == "k" and value < 1):
+                bad(key, "expected " + ("a positive integer" if key == "k" else "an integer"))
+            else:
+                values[key] = value
+        elif key in ("ignore", "metrics", "golden", "runs"):
+            if not _strings(value):
+                bad(key, f"expected a list of at most {MAX_LIST} strings without NUL bytes")
+            else:
+                values[key] = (
+                    frozenset(v.upper() for v in value) if key == "ignore" else tuple(value)
+                )
+        elif key == "bm25_baseline":
+            if not isinstance(value, bool):
+                bad(key, "expected true or false")
+            else:
+                values[key] = value
+        elif key == "qrels":
+            values[key] = _bindings(value, base.root or Path("."), bad)
+        elif key == "allow_outside":
+            if not trusted:
+                bad(
+                    key,
+                    "a configuration file inside the workspace cannot widen what is read; set it "
+                    "in your editor's user settings or a qrels-lsp.toml outside the workspace",
+                )
+            else:
+                values.update(_allowance(value, base.root, bad))
+    if unknown > MAX_UNKNOWN_SHOWN:
+        more = unknown - MAX_UNKNOWN_SHOWN
+        problems.append(_at(where, text, f"{more:,} more unknown settings.", None, "QR402"))
+    if "metrics" in values:
+        from ..metrics import parse_metric
+
+        for name in values["metrics"]:
+            try:
+                parse_metric(name)
+            except ValueError as exc:
+                bad("metrics", str(exc))
+                del values["metrics"]
+                break
+    return replace(base, findings=tuple(problems), **values)
+
+
+def _shown(key: object) -> str:
+    """A key as a message quotes it: printable and short (it may be anything a client sent)."""
+    text = str(key)
+    text = "".join(c if c.isprintable() else "?" for c in text[:80])
+    return text + ("…" if len(str(key)) > 80 else "")
+
+
+def _strings(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) <= MAX_LIST
+        and all(isinstance(v, str) and "\0" not in v for v in value)
+    )
+
+
+def _allowance(value: Any, root: Path | None, bad: Any) -> dict[str, Any]:
+    """``allow_outside``: true (anywhere), false, or a list of absolute folders (``~`` allowed)."""
+    if isinstance(value, bool):
+        return {"allow_anywhere": value}
+    if not _strings(value):
+        bad("allow_outside", "expected true, false or a list of folders")
+        return {}
+    folders = []
+    for item in value:
+        folder = Path(item).expanduser()
+        if not folder.is_absolute():
+            if root is None:
+                bad("allow_outside", f"`{_shown(item)}` is not an absolute path")
+                continue
+            folder = root / folder
+        folders.append(folder)
+    return {"allow_outside": tuple(folders)}
+
+
+def _path_value(root: Path, value: Any) -> Path | None:
+    """A path from a ``[[qrels]]`` table, absolute; None for anything that cannot name a file."""
+    if not isinstance(value, str) or not value or "\0" in value:
+        return None
+    return Path(os.path.abspath(root / value))
+
+
+def _bindings(value: Any, root: Path, bad: Any) -> tuple[QrelsBinding, ...]:
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        bad("qrels", "expected [[qrels]] tables")
+        return ()
+    if len(value) > MAX_LIST:
+        bad("qrels", f"{len(value):,} [[qrels]] tables, more than {MAX_LIST:,}")
+        return ()
+    out = []
+    for table in value:
+        unknown = set(table) - set(QRELS_SETTINGS)
+        if unknown:
+            names = ", ".join(_shown(u) for u in sorted(map(str, unknown))[:10])
+            bad("qrels", f"unknown keys {names}; known: {', '.join(QRELS_SETTINGS)}")
+        path = _path_value(root, table.get("path"))
+        if path is None:
+            bad("qrels", 'each [[qrels]] needs `path = "..."`')
+            continue
+        runs = table.get("runs", [])
+        if isinstance(runs, str):
+            runs = [runs]
+        if not _strings(runs):
+            bad("qrels", f"`runs` of {path.name}: expected a list of paths or globs")
+            runs = []
+        k = table.get("k")
+        out.append(
+            QrelsBinding(
+                path=_resolved(path),
+                topics=_maybe_resolved(_path_value(root, table.get("topics"))),
+                corpus=_maybe_resolved(_path_value(root, table.get("corpus"))),
+                runs=tuple(runs),
+                k=k if isinstance(k, int) and not isinstance(k, bool) and k > 0 else None,
+            )
+        )
+    return tuple(out)
+
+
+def _resolved(path: Path) -> Path:
+    from ..base.boundary import real
+
+    return real(path) or path
+
+
+def _maybe_resolved(path: Path | None) -> Path | None:
+    return _resolved(path) if path is not None else None

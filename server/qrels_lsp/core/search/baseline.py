@@ -1,0 +1,108 @@
+"""The BM25 baseline: every question of a golden set run against its corpus with plain keyword
+search, so each retriever can be read against "what would BM25 get?".
+
+The top ``depth`` documents are put in trec_eval's order (score, then doc id descending), so the
+numbers shown equal trec_eval's on the exported run.
+
+Rankings are cached per question text: an edit to one question re-scores that question only.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from ..metrics import Since, trec_eval_order
+from ..model import Qrels
+from ..project.incremental import EntryEdit
+from .tokens import tokenize
+
+if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
+    from .bm25 import BM25Index
+
+BASELINE_NAME = "bm25 (baseline)"
+BASELINE_TAG = "bm25"
+DEFAULT_DEPTH = 100
+
+
+class BaselineCache:
+    """question text -> ranked ids, for one index at a time (a new corpus starts afresh)."""
+
+    def __init__(self) -> None:
+        self._index: BM25Index | None = None
+        self._depth = 0
+        self._rankings: dict[str, list[str]] = {}
+        self._last: tuple[Qrels, dict[str, list[str]]] | None = None  # for edits of one entry
+        self._lock = threading.Lock()
+
+    def rankings(
+        self,
+        qrels: Qrels,
+        index: BM25Index,
+        edit: EntryEdit | None = None,
+        depth: int = DEFAULT_DEPTH,
+    ) -> tuple[dict[str, list[str]], Since | None]:
+        """The baseline's ranking of every query that has question text (others are missing),
+        and, after ``edit`` of the golden set last ranked, how they were made from the last."""
+        with self._lock:
+            if index is not self._index or depth != self._depth:
+                self._index, self._depth, self._rankings = index, depth, {}
+                self._last = None
+            derived = self._derived(qrels, edit)
+            since = derived[1] if derived is not None else None
+            out = derived[0] if derived is not None else self._all(qrels)
+            if len(self._rankings) > 2 * len(out) + 64:  # each keystroke in a question adds one
+                used = {(q.question or "").strip() for q in qrels.queries.values()}
+                self._rankings = {t: r for t, r in self._rankings.items() if t in used}
+            self._last = (qrels, out)
+            return out, since
+
+    def _all(self, qrels: Qrels) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for qid, query in qrels.queries.items():
+            ranking = self._ranking(query.question)
+            if ranking is not None:
+                out[qid] = ranking
+        return out
+
+    def _derived(
+        self, qrels: Qrels, edit: EntryEdit | None
+    ) -> tuple[dict[str, list[str]], Since] | None:
+        """The last rankings with the edited query's ranked again, when ``edit`` made ``qrels``
+        from the golden set last ranked and kept its having a question (or not having one)."""
+        last = self._last
+        if edit is None or last is None or last[0] is not edit.before:
+            return None
+        qid = edit.qid
+        ranking = self._ranking(qrels.queries[qid].question)
+        if (ranking is None) != (qid not in last[1]):
+            return None  # the query gained or lost its question: the ids ranked changed
+        out = dict(last[1])
+        if ranking is not None:
+            out[qid] = ranking
+        return out, Since(last[1], frozenset([qid]))
+
+    def _ranking(self, question: str | None) -> list[str] | None:
+        """A question's ranking, None without question text; ranked once per text."""
+        assert self._index is not None
+        text = (question or "").strip()
+        if not text:
+            return None
+        ranking = self._rankings.get(text)
+        if ranking is None:
+            ranking = trec_eval_order(self._index.top_ids(tokenize(text), self._depth))
+            self._rankings[text] = ranking
+        return ranking
+
+
+def baseline_trec(qrels: Qrels, index: BM25Index, depth: int = DEFAULT_DEPTH) -> str:
+    """The baseline as a TREC run (real BM25 scores), for trec_eval, ranx or a dashboard."""
+    lines = []
+    for qid, query in qrels.queries.items():
+        question = (query.question or "").strip()
+        if not question:
+            continue
+        scored = dict(index.top_ids(tokenize(question), depth))
+        for rank, doc in enumerate(trec_eval_order(scored.items()), start=1):
+            lines.append(f"{qid} Q0 {doc} {rank} {scored[doc]!r} {BASELINE_TAG}")
+    return "\n".join(lines) + ("\n" if lines else "")

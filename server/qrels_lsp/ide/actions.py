@@ -1,0 +1,73 @@
+"""Code actions, in editor terms: the quick fixes a finding offers and "judge this document"
+on a retrieved id that the golden set does not judge, which adds the judgment to the golden set
+as a minimal edit."""
+
+from __future__ import annotations
+
+from ..core.base.findings import Finding, Fix, TextEdit
+from ..core.base.text import Span
+from ..core.formats import EditRefused, get
+from ..core.formats.corpus import Corpus
+from ..core.model import Run
+from ..core.project.analysis import Analysis
+
+JUDGE_GRADES = (1, 2, 3, 0)
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return a.start <= b.end and b.start <= a.end
+
+
+def retrieved_at(analysis: Analysis, span: Span) -> tuple[str, str] | None:
+    """(query id, document id) of the retrieved id under ``span`` in a run."""
+    model = analysis.model
+    if not isinstance(model, Run):
+        return None
+    for ranking in model.rankings.values():
+        if not _overlaps(ranking.block, span):
+            continue
+        for doc in ranking.docs:
+            if _overlaps(doc.span, span):
+                return ranking.qid, doc.doc_id
+    return None
+
+
+def judge_fixes(analysis: Analysis, span: Span, golden_text: str) -> list[Fix]:
+    """The "Judge `doc` as ..." actions for a retrieved id the golden set does not judge."""
+    ctx = analysis.context
+    hit = retrieved_at(analysis, span)
+    if ctx is None or hit is None:
+        return []
+    qid, doc = hit
+    query = ctx.qrels.queries.get(qid)
+    if query is None or doc in query.grades():
+        return []
+    if isinstance(ctx.corpus, Corpus) and doc not in ctx.corpus:
+        return []  # judging an id the corpus lacks would only add an unknown-document warning
+    add = get(ctx.kind).add_judgment
+    if add is None:
+        return []
+    fixes = []
+    for grade in JUDGE_GRADES:
+        try:
+            edits = add(golden_text, qid, doc, grade)
+        except EditRefused:
+            return []
+        what = f"relevant (grade {grade})" if grade else "not relevant (grade 0)"
+        fixes.append(
+            Fix(
+                f"Judge `{doc}` as {what} for `{qid}`",
+                tuple(TextEdit(e.span, e.new_text, str(ctx.path)) for e in edits),
+            )
+        )
+    return fixes
+
+
+def fixes_at(analysis: Analysis, span: Span) -> list[tuple[Finding, Fix]]:
+    """The quick fixes of the findings that overlap ``span``."""
+    return [
+        (f, fix)
+        for f in analysis.findings
+        if f.fixes and _overlaps(f.span, span)
+        for fix in f.fixes
+    ]

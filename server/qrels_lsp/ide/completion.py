@@ -1,0 +1,301 @@
+"""Completion candidates for golden sets and YAML runs, in core terms.
+
+- Inside a query's ``relevant:`` (list or mapping, flow or block, half typed or not): corpus ids
+  ranked by BM25 against the query's question; ids already judged for the query come last,
+  marked with their grade.
+- Inside a run's ``results:``: at a query key, the golden set's queries the run does not answer
+  yet; inside a ranking, corpus ids ranked against that query's question.
+- At key positions: the schema's keys (:data:`GOLDEN_KEYS`, :data:`QUERY_KEYS`,
+  :data:`RUN_KEYS`) not already present, with their one-line documentation.
+
+Without a BM25 index (still being built), ids come alphabetically and say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from ..core.base.escape import md_code, md_text
+from ..core.base.findings import TextEdit
+from ..core.formats.corpus import Corpus
+from ..core.formats.golden import GOLDEN_KEYS, QUERY_KEYS
+from ..core.formats.run_yaml import RUN_KEYS
+from ..core.formats.yaml.context import Entry, YamlContext, context_at, entries_of
+from ..core.formats.yaml.scalar import yaml_scalar
+from ..core.model import Qrels, Run
+from ..core.project.analysis import Analysis
+from ..core.search.indexes import IndexCache
+from ..core.search.tokens import snippet, tokenize
+
+if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
+    from ..core.search.bm25 import BM25Index
+
+LIMIT = 100
+NOT_READY = "alphabetical: the BM25 index is still being built"
+ItemKind = Literal["document", "query", "key"]
+# Keys whose value is a collection (`key:` then a block or a flow value) or a scalar (`key: `).
+_COLLECTION_KEYS = {"queries", "runs", "relevant", "results"}
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    label: str
+    kind: ItemKind
+    edit: TextEdit  # replaces the token being typed
+    sort_text: str
+    filter_text: str
+    detail: str | None = None
+    documentation: str | None = None  # markdown
+
+
+@dataclass(frozen=True, slots=True)
+class Completions:
+    items: list[Candidate]
+    incomplete: bool = False  # capped or provisional: ask again as the user types
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What completion needs to know about the file and its project."""
+
+    kind: str  # the file's FileKind
+    text: str
+    offset: int
+    qrels: Qrels | None  # the golden set (this file, or the one the run answers)
+    run: Run | None = None
+    corpus: Corpus | None = None
+    index: BM25Index | None = None
+
+
+def complete(req: Request) -> Completions | None:
+    """Candidates at ``req.offset``; None where nothing is offered."""
+    ctx = context_at(req.text, req.offset)
+    if ctx is None:
+        return None
+    if req.kind == "golden":
+        return _golden(req, ctx)
+    if req.kind == "run-yaml":
+        return _run(req, ctx)
+    return None
+
+
+def _golden(req: Request, ctx: YamlContext) -> Completions | None:
+    path, role = ctx.path, ctx.role
+    if path == () and role == "key":
+        return _keys(ctx, GOLDEN_KEYS, "golden set")
+    if len(path) == 2 and path[0] == "queries" and role == "key":
+        return _keys(ctx, QUERY_KEYS, "query")
+    if len(path) == 3 and path[0] == "queries" and path[2] == "relevant" and role != "value":
+        if _blank_block_line_in_list(ctx):
+            return None
+        qid = path[1]
+        judged = _judged(ctx.entries)
+        return _documents(req, ctx, _question(req, qid), judged, "judged", {})
+    return None
+
+
+def _run(req: Request, ctx: YamlContext) -> Completions | None:
+    path, role = ctx.path, ctx.role
+    if path == () and role == "key":
+        return _keys(ctx, RUN_KEYS, "run")
+    if path == ("results",) and role == "key":
+        return _queries(req, ctx)
+    if len(path) == 2 and path[0] == "results" and role != "value":
+        if _blank_block_line_in_list(ctx):
+            return None
+        qid = path[1]
+        query = req.qrels.queries.get(qid) if req.qrels else None
+        question = query.question if query is not None else None
+        present: dict[str, int | None] = {e.text: None for e in ctx.entries}
+        golden = query.grades() if query is not None else {}
+        return _documents(req, ctx, question, present, "retrieved", golden)
+    return None
+
+
+def _blank_block_line_in_list(ctx: YamlContext) -> bool:
+    """A key position on a blank line under a `- ` list: an id there would need its dash."""
+    return ctx.role == "key" and not ctx.flow and ctx.block_list
+
+
+def _judged(entries: tuple[Entry, ...]) -> dict[str, int | None]:
+    out: dict[str, int | None] = {}
+    for e in entries:
+        if e.role == "item":
+            out.setdefault(e.text, 1)
+        else:
+            try:
+                out.setdefault(e.text, int(e.value) if e.value is not None else None)
+            except ValueError:
+                out.setdefault(e.text, None)
+    return out
+
+
+def _question(req: Request, qid: str) -> str | None:
+    """The query's question: from the raw text first (the parse may stop before it), else the
+    model (e.g. TREC topics attached to it)."""
+    for e in entries_of(req.text, ("queries", qid)):
+        if e.role == "key" and e.text == "question" and e.value:
+            return e.value
+    query = req.qrels.queries.get(qid) if req.qrels else None
+    return query.question if query is not None else None
+
+
+def _edit_text(ctx: YamlContext, value: str) -> str:
+    return value if ctx.quoted else yaml_scalar(value, flow=ctx.flow)
+
+
+def _keys(ctx: YamlContext, keys: dict[str, str], where: str) -> Completions:
+    present = {e.text for e in ctx.entries if e.role == "key"}
+    items = []
+    for i, (key, doc) in enumerate(keys.items()):
+        if key in present:
+            continue
+        new_text = key if ctx.quoted else (f"{key}:" if key in _COLLECTION_KEYS else f"{key}: ")
+        items.append(
+            Candidate(
+                label=key,
+                kind="key",
+                edit=TextEdit(ctx.token, new_text),
+                sort_text=f"{i:03d}",
+                filter_text=key,
+                detail=f"{where} key",
+                documentation=doc,
+            )
+        )
+    return Completions(items)
+
+
+def _queries(req: Request, ctx: YamlContext) -> Completions | None:
+    if req.qrels is None:
+        return None
+    present = {e.text for e in ctx.entries if e.role == "key"}
+    if req.run is not None:
+        present |= set(req.run.rankings)
+    items = []
+    for i, (qid, query) in enumerate(req.qrels.queries.items()):
+        if qid in present:
+            continue
+        doc = None
+        if query.question:
+            doc = f"**{qid}**\n\n{query.question}"
+        items.append(
+            Candidate(
+                label=qid,
+                kind="query",
+                edit=TextEdit(ctx.token, f"{_edit_text(ctx, qid)}:"),
+                sort_text=f"{i:06d}",
+                filter_text=qid,
+                detail="unanswerable" if query.unanswerable else "not in this run yet",
+                documentation=doc,
+            )
+        )
+    return Completions(items)
+
+
+def _matches(doc_id: str, prefix: str) -> bool:
+    return not prefix or prefix.lower() in doc_id.lower()
+
+
+def _documents(
+    req: Request,
+    ctx: YamlContext,
+    question: str | None,
+    already: dict[str, int | None],
+    mark: Literal["judged", "retrieved"],
+    golden: dict[str, int],
+) -> Completions | None:
+    corpus = req.corpus
+    if corpus is None:
+        return None
+    prefix = ctx.prefix
+    ids = corpus.ids
+    index = req.index
+    tokens = tokenize(question) if question else []
+    if index is None or len(index.doc_ids) != len(ids):
+        ranked = sorted(i for i in ids if _matches(i, prefix))
+        scores: dict[str, float] = {}
+        provisional = index is None
+    else:
+        import numpy as np  # loaded with the index already; kept off the start-up path
+
+        arr = index.scores(tokens) if tokens else np.zeros(len(ids))
+        order = np.lexsort((np.arange(len(ids)), -arr))
+        ranked = [ids[i] for i in order if _matches(ids[i], prefix)]
+        scores = {ids[i]: float(arr[i]) for i in order[: 4 * LIMIT]}
+        provisional = False
+    fresh = [d for d in ranked if d not in already]
+    done = [d for d in ranked if d in already]
+    chosen = (fresh + done)[:LIMIT]
+    items = []
+    for n, doc_id in enumerate(chosen):
+        group = "1" if doc_id in already else "0"
+        if doc_id in already:
+            grade = already[doc_id]
+            if mark == "judged":
+                detail = "already judged" + (f" (grade {grade})" if grade is not None else "")
+            else:
+                detail = "already in this ranking"
+        elif provisional:
+            detail = NOT_READY
+        else:
+            score = scores.get(doc_id, 0.0)
+            detail = f"BM25 {score:.2f}" if score else "BM25: no word in common with the question"
+        if doc_id in golden:
+            detail += f" · judged grade {golden[doc_id]} in the golden set"
+        items.append(
+            Candidate(
+                label=doc_id,
+                kind="document",
+                edit=TextEdit(ctx.token, _edit_text(ctx, doc_id)),
+                sort_text=f"{group}{n:06d}",
+                filter_text=doc_id,
+                detail=detail,
+                documentation=None if provisional else _doc_markdown(corpus, doc_id, tokens),
+            )
+        )
+    return Completions(items, incomplete=provisional or len(fresh) + len(done) > LIMIT)
+
+
+def _doc_markdown(corpus: Corpus, doc_id: str, tokens: list[str]) -> str | None:
+    doc = corpus.get(doc_id)
+    if doc is None:
+        return None
+    title = doc.title or doc_id
+    lines = [f"**{md_text(title)}**", "", md_code(doc_id)]
+    text = snippet(doc, tokens)
+    if text:
+        lines += [""] + [f"> {md_text(line)}" for line in text.splitlines()]
+    return "\n".join(lines)
+
+
+__all__ = [
+    "LIMIT",
+    "NOT_READY",
+    "Candidate",
+    "Completions",
+    "Request",
+    "complete",
+]
+
+
+def corpus_of(analysis: Analysis) -> Corpus | None:
+    """The corpus an analysed file's ids point at, when it was read."""
+    ctx = analysis.context
+    return ctx.corpus if ctx is not None and isinstance(ctx.corpus, Corpus) else None
+
+
+def request_for(analysis: Analysis, offset: int, indexes: IndexCache) -> Request:
+    """The completion request at ``offset`` of an analysed file."""
+    ctx = analysis.context
+    model = analysis.model
+    corpus = corpus_of(analysis)
+    return Request(
+        kind=analysis.kind,
+        text=analysis.text,
+        offset=offset,
+        qrels=ctx.qrels if ctx is not None else (model if isinstance(model, Qrels) else None),
+        run=model if isinstance(model, Run) else None,
+        corpus=corpus,
+        index=indexes.get(corpus) if corpus is not None else None,
+    )

@@ -1,0 +1,77 @@
+"""Hover, in editor terms: a document id shows the document and who judges it; a query id every
+metric at several cutoffs for every run compared, with BM25's view of it; a file-level key the
+file's means. Everything the lenses and inlay hints show is reachable here too: Helix and eglot
+have no lenses."""
+
+from __future__ import annotations
+
+from ..core.formats.corpus import Corpus, CorpusError
+from ..core.model import Qrels, Run
+from ..core.project.analysis import Analysis, Project
+from ..core.search.quality import quality_notes
+from .locate import Target, family, rank_in
+from .present import (
+    document_hover,
+    header_titles,
+    judged_by,
+    not_in_golden,
+    query_hover,
+    ranks_note,
+    retrieval_note,
+    run_header_title,
+)
+
+
+def hover_text(project: Project, analysis: Analysis, target: Target) -> str | None:
+    """The markdown of a hover, in core terms. Reads the corpus: call it on the analysis thread."""
+    ctx = analysis.context
+    if target.kind == "summary":
+        if ctx is None:
+            return None
+        if isinstance(analysis.model, Qrels):
+            return "  \n".join(header_titles(ctx, analysis.runs))
+        return run_header_title(ctx, analysis.runs[0]) if analysis.runs else None
+    if target.kind == "query":
+        assert target.qid is not None
+        query = ctx.qrels.queries.get(target.qid) if ctx is not None else None
+        if query is None or ctx is None:
+            return not_in_golden(target.qid, ctx.path.name if ctx is not None else None)
+        _golden, runs = family(project, analysis)
+        rankings = [
+            (r.name, r.model.ranked_ids().get(target.qid) if isinstance(r.model, Run) else None)
+            for r in runs
+        ] + [(r.name, r.rankings.get(target.qid)) for r in analysis.runs if r.baseline]
+        baseline = next((r.rankings.get(target.qid) for r in analysis.runs if r.baseline), None)
+        known = ctx.corpus if isinstance(ctx.corpus, Corpus) else None
+        notes = quality_notes(query.question, query.grades(), baseline, ctx.k, ctx.level, known)
+        return "\n\n".join([query_hover(ctx, query, rankings), *notes])
+    assert target.doc_id is not None and target.qid is not None
+    doc_id = target.doc_id
+    if ctx is None:
+        return document_hover(None, doc_id, [], missing="no golden set, so no corpus to look in")
+    corpus = ctx.corpus
+    doc = corpus.get(doc_id) if isinstance(corpus, Corpus) else None
+    if doc is not None and doc.line is None and not doc.path.is_file():
+        doc = None  # deleted since the corpus was listed; the watcher's reload is on its way
+    if isinstance(corpus, CorpusError):
+        missing = f"the corpus could not be read ({corpus.message})"
+    elif ctx.outside:
+        missing = "the corpus is outside the workspace, so it is not read"
+    elif corpus is None:
+        missing = "the golden set names no corpus"
+    else:
+        missing = "not in the corpus"
+    text = document_hover(doc, doc_id, judged_by(ctx.qrels, doc_id), missing=missing)
+    if target.kind == "retrieved" and target.rank is not None:
+        query = ctx.qrels.queries.get(target.qid)
+        if query is not None:
+            grade = query.grades().get(doc_id)
+            text += "\n\n" + retrieval_note(target.qid, target.rank, grade, ctx.level)
+    elif target.kind == "judged":
+        ranks = [
+            (r.name, rank_in(r.rankings, target.qid, doc_id))
+            for r in analysis.runs
+            if r.error is None
+        ]
+        text += "\n\n" + ranks_note(target.qid, ranks)
+    return text

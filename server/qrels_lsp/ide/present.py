@@ -1,0 +1,264 @@
+"""Words and tables for people: lens titles, hover markdown, inlay labels.
+
+Plain strings built from core results, shared by the language server (lenses, hover, inlay
+hints) and the CLI, so that the editor and the terminal say the same thing the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
+
+from ..core.base.escape import md_block, md_code, md_text
+from ..core.formats.corpus import Document
+from ..core.metrics import MEASURES, Metric, format_value, ndcg_explain, query_scores
+from ..core.model import Qrels, Query, rank_in_list
+from ..core.project.analysis import QrelsContext, RunResult
+
+HOVER_CUTOFFS = (1, 3, 5, 10, 20, 100)
+
+
+def short(x: float) -> str:
+    """Two decimals, for lenses; tables and hovers use trec_eval's four."""
+    return f"{x:.2f}"
+
+
+_TITLES: dict[tuple[int, int], tuple[Mapping[str, float], str]] = {}
+_NO_VALUES: Mapping[str, float] = MappingProxyType({})  # one object, so its title is cached too
+UNANSWERABLE_TITLE = "unanswerable · excluded from the means"
+
+
+def lens_values(values: Mapping[str, float], k: int) -> str:
+    """`recall@k 0.50 · MRR 0.50`, remembered per values mapping: per-query scores are cached
+    objects (metrics.ScoreCache), so after an edit only the edited query's title is formatted."""
+    hit = _TITLES.get((id(values), k))
+    if hit is not None and hit[0] is values:
+        return hit[1]
+    title = _lens_values(values, k)
+    if len(_TITLES) > 200_000:
+        _TITLES.clear()
+    _TITLES[(id(values), k)] = (values, title)
+    return title
+
+
+def _lens_values(values: Mapping[str, float], k: int) -> str:
+    recall = values.get(f"recall@{k}")
+    mrr = values.get("mrr")
+    parts = []
+    if recall is not None:
+        parts.append(f"recall@{k} {short(recall)}")
+    if mrr is not None:
+        parts.append(f"MRR {short(mrr)}")
+    return " · ".join(parts)
+
+
+def query_lens_titles(
+    ctx: QrelsContext, queries: Iterable[Query], runs: Sequence[RunResult]
+) -> Iterator[tuple[Query, list[str]]]:
+    """Each question with one title per run (no run prefix when a single run is compared).
+
+    One pass with each run's tables looked up once: the editor asks for every question's lenses
+    after every keystroke, and a golden set can hold tens of thousands of questions.
+    """
+    k = ctx.k
+    tables = [
+        (f"{r.name}: " if len(runs) > 1 else "", r.evaluation.per_query, set(r.evaluation.missing))
+        for r in runs
+    ]
+    for query in queries:
+        if query.unanswerable:
+            yield query, [UNANSWERABLE_TITLE]
+            continue
+        titles = []
+        for prefix, per_query, missing in tables:
+            if query.qid in missing:
+                titles.append(f"{prefix}not in the run · scores 0")
+            else:
+                titles.append(prefix + lens_values(per_query.get(query.qid, _NO_VALUES), k))
+        yield query, titles
+
+
+def counts(ctx: QrelsContext) -> str:
+    n = len(ctx.qrels.queries)
+    unanswerable = len(ctx.unanswerable)  # (kept by the context: no pass over the questions)
+    text = f"{n} question{'s' if n != 1 else ''}"
+    if unanswerable:
+        text += f" · {unanswerable} unanswerable"
+    return text
+
+
+def run_summary(r: RunResult, k: int) -> str:
+    ev = r.evaluation
+    text = lens_values(ev.mean, k) + f" (mean of {ev.n_queries})"
+    if ev.missing:
+        text += f" · {len(ev.missing)} missing"
+    if ev.unknown:
+        text += f" · {len(ev.unknown)} not in the golden set"
+    return text
+
+
+def header_titles(ctx: QrelsContext, runs: Sequence[RunResult]) -> list[str]:
+    if not runs:
+        return [counts(ctx) + " · no runs: list them under `runs:`"]
+    if len(runs) == 1:
+        return [f"{counts(ctx)} · {run_summary(runs[0], ctx.k)}"]
+    return [counts(ctx)] + [f"{r.name}: {run_summary(r, ctx.k)}" for r in runs]
+
+
+def run_header_title(ctx: QrelsContext, r: RunResult) -> str:
+    return f"{r.name} vs {ctx.path.name} · {run_summary(r, ctx.k)}"
+
+
+def judgment_label(grade: int | None, level: int) -> str:
+    """Inlay label of a retrieved id: ✓grade relevant, ✗grade judged not relevant, ? unjudged."""
+    if grade is None:
+        return "?"
+    return f"✓{grade}" if grade >= level else f"✗{grade}"
+
+
+def rank_label(rank: int | None, run: str) -> str:
+    return f"#{rank} {run}" if rank is not None else f"– {run}"
+
+
+def _metrics_at(k_values: Sequence[int]) -> list[Metric]:
+    """Every registered measure: those that need no cutoff once, the others at each cutoff, in
+    the order of the hover's table (a new measure appears there by being registered)."""
+    out = [Metric(m.name) for m in MEASURES if m.cutoff != "required"]
+    for m in MEASURES:
+        if m.cutoff == "required":
+            out += [Metric(m.name, k) for k in k_values]
+    return out
+
+
+def query_hover(
+    ctx: QrelsContext, query: Query, runs: Sequence[tuple[str, list[str] | None]]
+) -> str:
+    """Markdown: the query, every metric at several cutoffs per run, ranks, nDCG@k terms."""
+    grades = query.grades()
+    lines = [
+        f"**{md_text(query.qid)}**" + (f": {md_text(query.question)}" if query.question else "")
+    ]
+    if query.unanswerable:
+        lines.append("\n*Unanswerable: excluded from the means.*")
+    relevant = [d for d, g in grades.items() if g >= ctx.level]
+    lines.append(
+        f"\n{len(relevant)} relevant of {len(grades)} judged (relevance level {ctx.level})."
+    )
+    scored = [(name, ranking) for name, ranking in runs if ranking is not None]
+    if not scored:
+        return "\n".join(lines)
+    cutoffs = sorted({*HOVER_CUTOFFS, ctx.k})
+    values = {
+        name: query_scores(grades, ranking, _metrics_at(cutoffs), ctx.level)
+        for name, ranking in scored
+    }
+    names = [name for name, _ in scored]
+    lines.append("")
+    lines.append("| metric | " + " | ".join(md_text(n) for n in names) + " |")
+    lines.append("| --- |" + " ---: |" * len(names))
+    for metric in _metrics_at(cutoffs):
+        key = str(metric)
+        mark = f"**{key}**" if metric.k == ctx.k else key
+        lines.append(
+            f"| {mark} | " + " | ".join(format_value(values[n][key]) for n in names) + " |"
+        )
+    lines.append("")
+    lines.append("| relevant document | grade | " + " | ".join(md_text(n) for n in names) + " |")
+    lines.append("| --- | ---: |" + " ---: |" * len(names))
+    for doc in relevant:
+        ranks = []
+        for _name, ranking in scored:
+            rank = rank_in_list(ranking, doc)
+            ranks.append(f"#{rank}" if rank is not None else "–")
+        lines.append(f"| {md_code(doc)} | {grades[doc]} | " + " | ".join(ranks) + " |")
+    for name, ranking in scored:
+        lines.append("")
+        lines.extend(ndcg_lines(name, grades, ranking, ctx.k))
+    missing = [name for name, ranking in runs if ranking is None]
+    if missing:
+        lines.append(f"\nNot answered by: {md_text(', '.join(missing))} (scores 0).")
+    return "\n".join(lines)
+
+
+def ndcg_lines(name: str, grades: Mapping[str, int], ranking: Sequence[str], k: int) -> list[str]:
+    """nDCG@k for one run, term by term: the number people quote most and inspect least."""
+    ex = ndcg_explain(grades, ranking, k)
+    out = [
+        f"**{md_text(name)}: ndcg@{k} = DCG / IDCG = {ex.dcg:.4f} / {ex.idcg:.4f} = {format_value(ex.ndcg)}**  ",
+        "gain = the grade (linear); discount = log2(rank + 1); the ideal ranking sorts all "
+        "positive judgments by grade.",
+        "",
+        "| rank | document | grade | gain / discount |",
+        "| ---: | --- | ---: | ---: |",
+    ]
+    for row in ex.rows:
+        grade = "?" if row.grade is None else str(row.grade)
+        out.append(
+            f"| {row.rank} | {md_code(row.doc_id)} | {grade} | {row.gain:g} / {row.discount:.4f} = {row.contribution:.4f} |"
+        )
+    return out
+
+
+def document_hover(
+    doc: Document | None,
+    doc_id: str,
+    judged_by: Sequence[tuple[str, int]],
+    lines_shown: int = 6,
+    missing: str = "not in the corpus",
+) -> str:
+    """Markdown: the document's title and first lines, and the queries that judge it.
+
+    ``missing`` says why there is no document (not in the corpus, no corpus, unreadable corpus).
+    """
+    out = []
+    if doc is None:
+        out.append(f"**{md_code(doc_id)}**: {md_text(missing)}.")
+    else:
+        out.append(f"**{md_text(doc.title or doc_id)}**  \n{md_code(doc_id)}")
+        body = [line for line in doc.text.splitlines() if line.strip()]
+        if body and doc.title and body[0].lstrip("# ").strip() == doc.title.strip():
+            body = body[1:]
+        if body:
+            excerpt = "\n".join(body[:lines_shown]) + ("\n…" if len(body) > lines_shown else "")
+            out.append("\n" + md_block(excerpt))
+    if judged_by:
+        shown = ", ".join(f"{md_code(qid)} ({grade})" for qid, grade in judged_by[:20])
+        more = f" and {len(judged_by) - 20} more" if len(judged_by) > 20 else ""
+        out.append(
+            f"\nJudged by {len(judged_by)} quer{'y' if len(judged_by) == 1 else 'ies'}: {shown}{more}."
+        )
+    else:
+        out.append("\nNo query judges it.")
+    return "\n".join(out)
+
+
+def judged_by(qrels: Qrels, doc_id: str) -> list[tuple[str, int]]:
+    return [
+        (qid, g) for qid, q in qrels.queries.items() for d, g in q.grades().items() if d == doc_id
+    ]
+
+
+def retrieval_note(qid: str, rank: int, grade: int | None, level: int) -> str:
+    """What a retrieved id's inlay hint says, in words: its rank and its judgment."""
+    if grade is None:
+        verdict = "not judged"
+    elif grade >= level:
+        verdict = f"judged relevant (grade {grade})"
+    else:
+        verdict = f"judged not relevant (grade {grade})"
+    return f"Retrieved at #{rank} for {md_code(qid)}: {verdict} · `{judgment_label(grade, level)}`."
+
+
+def ranks_note(qid: str, ranks: Sequence[tuple[str, int | None]]) -> str:
+    """What a judged id's inlay hints say: its rank for ``qid`` in each run compared."""
+    if not ranks:
+        return f"For {md_code(qid)}: no runs compared."
+    labels = (rank_label(rank, md_text(name)) for name, rank in ranks)
+    return f"For {md_code(qid)}: " + " · ".join(labels) + "."
+
+
+def not_in_golden(qid: str, golden: str | None) -> str:
+    """Hover of a run's query id that no golden set judges."""
+    if golden is None:
+        return f"**{md_text(qid)}**: this run is not tied to a golden set, so nothing scores it."
+    return f"**{md_text(qid)}**: not in the golden set {md_code(golden)}; ignored by the metrics."

@@ -1,0 +1,111 @@
+"""Edits as LSP actions: the quick fixes of findings, "judge this document" from a run, and
+renaming a query id across a golden set and its runs. The edits are the editor layer's
+(``ide/actions.py``, ``ide/rename.py``); this module converts them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+
+from ...core.base.findings import Finding, TextEdit
+from ...ide.actions import fixes_at, judge_fixes, retrieved_at
+from ...ide.rename import RenameError, query_id_at, rename_in_project
+from ..convert import Positions, code_action, diagnostic, uri_of, workspace_edit
+from ..session import Session
+from ..state import State
+
+JUDGE_KIND = types.CodeActionKind.RefactorRewrite
+REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
+
+
+def wants(only: object, kind: str) -> bool:
+    """Whether a code action of ``kind`` passes the client's ``context.only`` filter."""
+    if not only:
+        return True
+    return any(kind == str(o) or kind.startswith(f"{o}.") for o in only)  # type: ignore[attr-defined]
+
+
+def _match(diags: object, f: Finding, pos: Positions) -> types.Diagnostic | None:
+    rng = pos.range(f.span)
+    for d in diags or ():  # type: ignore[attr-defined]
+        if str(d.code) == f.code and d.range == rng:
+            return d  # type: ignore[no-any-return]
+    return None
+
+
+def edit_of(
+    session: Session, uri: str, pos: Positions, edits: list[TextEdit]
+) -> types.WorkspaceEdit:
+    """Edits of this and other files, each in its own positions and at its own version."""
+    positions, versions = {uri: pos}, {uri: session.version(uri)}
+    for e in edits:
+        target = uri_of(Path(e.path)) if e.path else uri
+        if target not in positions:
+            positions[target] = session.positions(target)
+            versions[target] = session.version(target)
+    return workspace_edit(edits, uri, positions, versions)
+
+
+def register(server: LanguageServer, state: State) -> None:
+    session = state.session
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, JUDGE_KIND]),
+    )
+    async def code_actions(
+        ls: LanguageServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction] | None:
+        uri = params.text_document.uri
+        analysis = await session.analysis_if_ours(uri)
+        if analysis is None:
+            return None
+        pos = session.positions(uri, analysis.text)
+        span, only = pos.span(params.range), params.context.only
+        actions: list[types.CodeAction] = []
+        if wants(only, types.CodeActionKind.QuickFix):
+            for f, fix in fixes_at(analysis, span):
+                diag = _match(params.context.diagnostics, f, pos) or diagnostic(f, pos, uri, {})
+                actions.append(code_action(fix, diag, edit_of(session, uri, pos, list(fix.edits))))
+        ctx = analysis.context
+        if wants(only, JUDGE_KIND) and ctx is not None and retrieved_at(analysis, span):
+            golden_path = ctx.path
+            golden_text = await session.run(lambda: session.text_of(golden_path))
+            for fix in judge_fixes(analysis, span, golden_text) if golden_text else []:
+                action = code_action(fix, None, edit_of(session, uri, pos, list(fix.edits)))
+                action.kind = JUDGE_KIND
+                actions.append(action)
+        return actions
+
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    async def prepare_rename(
+        ls: LanguageServer, params: types.PrepareRenameParams
+    ) -> types.PrepareRenamePlaceholder | None:
+        uri = params.text_document.uri
+        analysis = await session.analysis_if_ours(uri)
+        if analysis is None:
+            return None
+        pos = session.positions(uri, analysis.text)
+        hit = query_id_at(analysis.kind, analysis.text, pos.offset(params.position))
+        if hit is None:
+            return None
+        return types.PrepareRenamePlaceholder(range=pos.range(hit[1]), placeholder=hit[0])
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    async def rename(ls: LanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        uri = params.text_document.uri
+        analysis = await session.analysis_if_ours(uri)
+        if analysis is None:
+            return None
+        pos = session.positions(uri, analysis.text)
+        offset, project = pos.offset(params.position), session.project
+        try:
+            edits = await session.run(
+                lambda: rename_in_project(project, analysis, offset, params.new_name)
+            )
+        except RenameError as exc:
+            raise JsonRpcException(str(exc), REQUEST_FAILED) from exc
+        return edit_of(session, uri, pos, edits)

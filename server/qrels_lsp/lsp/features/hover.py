@@ -1,0 +1,36 @@
+"""textDocument/hover: the editor layer's hover text (``ide/hover.py``) as markdown, or plain
+text for clients that want it, over the range of what the cursor is on."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from ...ide.hover import hover_text
+from ...ide.locate import locate
+from ..state import State
+
+
+def register(server: LanguageServer, state: State) -> None:
+    session, client = state.session, state.client
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: LanguageServer, params: types.HoverParams) -> types.Hover | None:
+        uri = params.text_document.uri
+        analysis = await session.analysis_if_ours(uri)
+        if analysis is None:
+            return None
+        pos = session.positions(uri, analysis.text)
+        target = locate(analysis.model, pos.offset(params.position), analysis.text)
+        if target is None:
+            return None
+        project = session.project
+        text = await session.run(lambda: hover_text(project, analysis, target))
+        if not text:
+            return None
+        formats = client.supports("text_document.hover.content_format", None) or []
+        markdown = not formats or types.MarkupKind.Markdown in formats
+        kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+        return types.Hover(
+            contents=types.MarkupContent(kind=kind, value=text), range=pos.range(target.span)
+        )

@@ -1,0 +1,126 @@
+"""Code lenses: recall@k and MRR above each question, the means on the first line.
+
+Every response is complete on its own (titles and commands filled in, no resolve step): Neovim
+shows what the codeLens response holds and does not honour refresh requests.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from ...core.base.text import Span
+from ...core.model import Qrels
+from ...core.project.analysis import Analysis, QrelsContext
+from ...ide.lenses import explanation, lens_groups
+from ...ide.present import header_titles, query_lens_titles
+from ..convert import Positions, RawJSON, uri_of
+from ..pieces import LINE, Last, PieceCache, Placed
+from ..state import State
+
+EXPLAIN_COMMAND = "qrels-lsp.explainQuery"
+
+
+class LensEncoder:
+    """One document's lenses as JSON, each place's lenses encoded once and the last response
+    patched after an edit of one entry (see :mod:`.pieces`)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._pieces = PieceCache()
+
+    def encode(self, pos: Positions, analysis: Analysis) -> bytes:
+        """The lenses as a JSON array (ASCII)."""
+        ctx = analysis.context
+        if isinstance(analysis.model, Qrels) and ctx is not None:
+            last = self._pieces.last(pos, analysis)
+            before = last.analysis.context if last is not None else None
+            if last is not None and before is not None and before.k == ctx.k:
+                changes = self._changes(pos, analysis, ctx, last)
+                patched = (
+                    None if changes is None else self._pieces.patch(pos, analysis, last, changes)
+                )
+                if patched is not None:
+                    return patched
+        parts: list[Placed] = []
+        at: dict[str, int] = {}
+        for span, titles, qid in lens_groups(analysis):
+            if not titles:
+                continue
+            if qid is not None:
+                at[qid] = len(parts)
+            parts.append(self._part(pos, span, titles, qid))
+        out = self._pieces.answer(pos, analysis, parts, at)
+        if not isinstance(analysis.model, Qrels):
+            self._pieces.forget()  # a run's lenses are made whole each time
+        return out
+
+    def _changes(
+        self, pos: Positions, analysis: Analysis, ctx: QrelsContext, last: Last
+    ) -> dict[int, Placed] | None:
+        """The header's and the changed questions' pieces; None when a question gained or lost
+        its lenses (then the pieces are not the same ones)."""
+        assert isinstance(analysis.model, Qrels)
+        queries = analysis.model.queries
+        changes = {0: self._part(pos, Span(0, 0), tuple(header_titles(ctx, analysis.runs)), None)}
+        edited = [queries[qid] for qid in last.changed if qid in queries]  # others: run only
+        for query, titles in query_lens_titles(ctx, edited, analysis.runs):
+            i = last.at.get(query.qid)
+            if i is None and not titles:
+                continue  # no lens before, none now (a golden set with no runs yet)
+            if i is None or not titles:
+                return None
+            changes[i] = self._part(pos, query.span, tuple(titles), query.qid)
+        return changes
+
+    def _part(self, pos: Positions, span: Span, titles: tuple[str, ...], qid: str | None) -> Placed:
+        position, enc = pos.lines.position, pos.encoding
+        (l1, c1), (l2, c2) = position(span.start, enc), position(span.end, enc)
+        where = (c1, l2 - l1, c2)  # lines relative to the lens's own
+        return self._pieces.piece((where, titles, qid), l1, lambda: self._json(where, titles, qid))
+
+    def _json(self, where: tuple[int, int, int], titles: tuple[str, ...], qid: str | None) -> str:
+        c1, lines, c2 = where
+        start, end = {"line": LINE, "character": c1}, {"line": LINE + lines, "character": c2}
+        rng = {"start": start, "end": end}
+        command: dict[str, Any] = {"command": EXPLAIN_COMMAND if qid is not None else ""}
+        if qid is not None:
+            command["arguments"] = [{"path": self.path, "qid": qid}]
+        lenses = [{"range": rng, "command": {"title": t, **command}} for t in titles]
+        return ",".join(json.dumps(lens, separators=(",", ":")) for lens in lenses)
+
+
+def register(server: LanguageServer, state: State) -> None:
+    session, client = state.session, state.client
+    encoders: dict[str, LensEncoder] = {}  # per open document: its last response, megabytes
+    session.on_close.append(lambda uri: encoders.pop(uri, None))
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    async def code_lens(ls: LanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+        uri = params.text_document.uri
+        analysis = await session.analysis_if_ours(uri)
+        if analysis is None:
+            return []
+        pos = session.positions(uri, analysis.text)
+        path = str(analysis.path)
+        encoder = encoders.get(uri)
+        if encoder is None or encoder.path != path:
+            encoder = encoders[uri] = LensEncoder(path)
+        return RawJSON(encoder.encode(pos, analysis))  # type: ignore[return-value]
+
+    # pygls reads a command handler's annotations when it is called, to convert the arguments
+    # (a dict here: anything else is answered with InvalidParams).
+    @server.command(EXPLAIN_COMMAND)
+    async def explain(ls: LanguageServer, args: dict[str, Any]) -> str:
+        """What a lens's numbers are made of: the same table as the hover, as a message."""
+        uri = uri_of(Path(str(args.get("path", ""))))
+        qid = str(args.get("qid", ""))
+        analysis = await session.analysis_if_ours(uri)
+        text = explanation(analysis, qid) if analysis is not None else ""
+        if text:
+            client.inform(text)
+        return text

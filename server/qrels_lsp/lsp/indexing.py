@@ -1,0 +1,38 @@
+"""BM25 indexes of the corpora open files use, built once each on the background thread.
+
+The baseline lenses and completion need a corpus's index. Building it takes seconds on a large
+corpus, so it runs as a long job that gives way to keystroke analyses (see
+:class:`~.gate.Gate`), and every open file is analysed again once it is ready (its baseline
+lens appears)."""
+
+from __future__ import annotations
+
+from ..core.formats.corpus import Corpus
+from ..core.project.analysis import Analysis
+from ..ide.completion import corpus_of
+from .session import Session
+
+INDEX_TITLE = "Indexing corpus (BM25)"
+
+
+def warm(session: Session, corpus: Corpus) -> None:
+    """Build ``corpus``'s index in the background, once."""
+    indexes = session.indexes
+    if not indexes.claim(corpus):
+        return
+
+    def progress(done: int, total: int) -> None:
+        session.client.progress(INDEX_TITLE, done, total)
+
+    def build() -> object:
+        return indexes.build(corpus, progress, cancel=session.yield_to_keystrokes)
+
+    session.in_background(build, lambda _index: session.reanalyse_open())
+
+
+def on_analysis(session: Session, uri: str, analysis: Analysis) -> None:
+    """A freshly analysed file with a corpus (a golden set, TREC qrels bound to one, or a run
+    answering one): warm its corpus's index."""
+    corpus = corpus_of(analysis)
+    if corpus is not None:
+        warm(session, corpus)

@@ -1,0 +1,197 @@
+"""The server's lifecycle and document sync: initialize, configuration, open/change/close,
+watched files, shutdown and exit, and pulled diagnostics. Each handler says what happened to the
+session; the session decides what to analyse."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from . import compat
+from .client import SETTINGS_SECTION
+from .convert import path_of
+from .state import State
+
+ALLOWANCE = "allow_outside"
+MAX_PROBLEMS_SHOWN = 5
+
+
+def register(server: LanguageServer, state: State) -> None:
+    session, client, publisher = state.session, state.client, state.publisher
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: LanguageServer, params: types.InitializeParams) -> None:
+        client.started(_running_loop())
+        compat.use_indexed_documents(ls.workspace)
+        settings = _settings_dict(params.initialization_options)
+        # The one source of `allow_outside`: the editor's own start-up options (its user
+        # configuration). Settings pulled later may come from the workspace (Emacs answers them
+        # from a project's .dir-locals.el without asking), so they cannot widen what is read.
+        session.allowance = (settings or {}).get(ALLOWANCE)
+        problems = session.configure(_root_of(params), settings, _folders_of(params))
+        client.pulls_diagnostics = bool(
+            client.supports("text_document.diagnostic")
+            and client.supports("workspace.diagnostics.refresh_support")
+        )
+        if not client.pulls_diagnostics:
+            compat.drop_feature(ls, types.TEXT_DOCUMENT_DIAGNOSTIC)
+        _warn(state, problems)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
+        client.started(asyncio.get_running_loop())
+        settings = await client.settings()
+        if settings is not None:
+            _apply_settings(state, settings)
+        await client.watch_files()
+        publisher.config()
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: LanguageServer, params: None) -> None:
+        session.shutdown()
+
+    @server.feature(types.EXIT)
+    def exit_now(ls: LanguageServer, params: None) -> None:
+        """`exit` ends the process whatever it is doing: an index build or a long analysis
+        holds the worker threads, which would otherwise keep the interpreter from exiting."""
+        code = 0 if compat.shutting_down(ls.protocol) else 1
+        session.shutdown()
+        try:
+            sys.stdout.flush()
+        finally:
+            os._exit(code)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        session.opened(params.text_document.uri)
+        if session.is_ours(params.text_document.uri):
+            session.changed(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        if session.is_ours(params.text_document.uri):
+            session.changed(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        path = path_of(params.text_document.uri)
+        if path is not None:
+            session.files_changed([path])
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        session.forget_document(params.text_document.uri)
+        path = path_of(params.text_document.uri)
+        if path is not None:  # the file on disk is the truth again for its dependents
+            session.files_changed([path])
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders_changed(ls: LanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        """pygls has updated its folders: the boundary follows them."""
+        folders = [path_of(uri) for uri in client.folders()]
+        session.configure(None, None, [f for f in folders if f is not None])
+        session.reanalyse_open()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        paths = [p for p in (path_of(c.uri) for c in params.changes) if p is not None]
+        if paths:
+            session.files_changed(paths)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(
+        ls: LanguageServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and SETTINGS_SECTION in settings:
+            _apply_settings(state, settings[SETTINGS_SECTION])
+        elif client.supports("workspace.configuration"):
+            pulled = await client.settings()
+            if pulled is not None:
+                _apply_settings(state, pulled)
+        elif isinstance(settings, dict):
+            _apply_settings(state, settings)
+        session.reanalyse_open()
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier="qrels-lsp", inter_file_dependencies=True, workspace_diagnostics=False
+        ),
+    )
+    async def pull(
+        ls: LanguageServer, params: types.DocumentDiagnosticParams
+    ) -> types.DocumentDiagnosticReport:
+        uri = params.text_document.uri
+        analysis = await session.analysis_if_ours(uri)
+        items = publisher.items(uri, analysis) if analysis is not None else []
+        return types.RelatedFullDocumentDiagnosticReport(items=items)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _root_of(params: types.InitializeParams) -> Path | None:
+    if params.workspace_folders:
+        return path_of(params.workspace_folders[0].uri)
+    if params.root_uri:
+        return path_of(params.root_uri)
+    if params.root_path and "\0" not in params.root_path:
+        return Path(params.root_path)
+    return None
+
+
+def _folders_of(params: types.InitializeParams) -> list[Path]:
+    """Every workspace folder (the boundary of what is read), else the root."""
+    folders = [path_of(f.uri) for f in params.workspace_folders or ()]
+    out = [f for f in folders if f is not None]
+    if not out:
+        root = _root_of(params)
+        out = [root] if root is not None else []
+    return out
+
+
+def _settings_dict(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict):
+        inner = value.get(SETTINGS_SECTION, value)
+        return inner if isinstance(inner, dict) else None
+    return None
+
+
+def _apply_settings(state: State, settings: Any) -> None:
+    session = state.session
+    if settings is None or settings == []:  # Lua's empty table arrives as [] (Neovim)
+        settings = {}
+    if not isinstance(settings, dict):
+        state.client.warn("qrels-lsp: settings must be an object; defaults used.")
+        settings = {}
+    settings = {k: v for k, v in settings.items() if v is not None}
+    problems = []
+    if settings.pop(ALLOWANCE, session.allowance) != session.allowance:
+        problems.append(
+            f"`{ALLOWANCE}` is read once, from the editor's start-up options "
+            "(initializationOptions): restart the server to change it."
+        )
+    if session.allowance is not None:
+        settings[ALLOWANCE] = session.allowance
+    _warn(state, problems + session.configure(None, settings))
+
+
+def _warn(state: State, problems: list[str]) -> None:
+    """One pop-up for every problem in the settings, however many keys a client sent."""
+    if not problems:
+        return
+    shown = problems[:MAX_PROBLEMS_SHOWN]
+    more = len(problems) - len(shown)
+    text = "qrels-lsp: " + " ".join(shown) + (f" ({more:,} more problems.)" if more else "")
+    state.client.warn(text)
