@@ -5,10 +5,11 @@ measured by tests/bench (``keystrokes_during_index``), not here."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 
-from qrels_lsp.lsp.gate import Gate
+from qrels_lsp.lsp.gate import SWITCH_INTERVAL_S, Gate, LongJobs
 from qrels_lsp.lsp.server import create_server
 from qrels_lsp.lsp.transport import Inbox, serve
 
@@ -66,3 +67,14 @@ def test_the_inbox_keeps_the_gate_closed_until_each_chunk_is_handled() -> None:
     asyncio.run(main())
     assert seen == [True]
     assert not gate.closed  # three arrivals, three handled (the last one ends the stream)
+
+
+def test_the_switch_interval_is_short_only_while_a_long_job_runs() -> None:
+    jobs = LongJobs()
+    before = sys.getswitchinterval()
+    with jobs.running():
+        assert sys.getswitchinterval() == SWITCH_INTERVAL_S
+        with jobs.running():
+            pass
+        assert sys.getswitchinterval() == SWITCH_INTERVAL_S  # one job still runs
+    assert sys.getswitchinterval() == before

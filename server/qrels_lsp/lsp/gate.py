@@ -10,8 +10,8 @@ diagnostics during the build, against 7 ms without one. So:
   handled, and from a document's change until its results are sent; a long job calls
   :meth:`Gate.wait` every couple of milliseconds (``core/search/bm25.py``'s ``_TICK``) and
   blocks, releasing the lock, while the gate is closed;
-- :func:`keystrokes_first` shortens the switch interval, so the event loop gets the lock back
-  within half a millisecond instead of five when a job holds it.
+- while a long job runs (:class:`LongJobs`), the switch interval is shorter, so the event loop
+  gets the lock back within half a millisecond instead of five when the job holds it.
 
 ``tests/bench`` measures a keystroke during a 100,000-document build against one without it.
 """
@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 SWITCH_INTERVAL_S = 0.0005
 
@@ -55,8 +57,28 @@ class Gate:
         self._idle.wait(timeout)
 
 
-def keystrokes_first() -> None:
-    """Let a thread waiting for the interpreter lock have it within half a millisecond (the
-    default is 5 ms): the server's event loop never waits long behind a long job. Costs nothing
-    while only one thread runs."""
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
+class LongJobs:
+    """Counts the long jobs running: while there is one, the interpreter's switch interval is
+    :data:`SWITCH_INTERVAL_S`, so the event loop waits at most that long for the lock a job holds
+    (the default, 5 ms, is restored when the last one ends: a shorter interval costs a little
+    everywhere else, e.g. some 30 ms of the server's start)."""
+
+    def __init__(self) -> None:
+        self._running = 0
+        self._default = sys.getswitchinterval()
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        with self._lock:
+            if self._running == 0:
+                self._default = sys.getswitchinterval()
+                sys.setswitchinterval(SWITCH_INTERVAL_S)
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running -= 1
+                if self._running == 0:
+                    sys.setswitchinterval(self._default)

@@ -14,7 +14,7 @@ from . import compat, indexing, lifecycle
 from .client import Client
 from .diagnostics import Publisher
 from .features import actions, completion, hover, inlay, lenses, navigation
-from .gate import Gate, keystrokes_first
+from .gate import Gate
 from .session import Session
 from .state import State
 from .transport import run_stdio, serve_socket
@@ -55,7 +55,6 @@ def create_server() -> QrelsServer:
 
 
 def serve(host: str | None = None, port: int | None = None) -> None:
-    keystrokes_first()
     server = create_server()
     if port is not None:
         server.start_tcp(host or "127.0.0.1", port)

@@ -37,7 +37,7 @@ from ..core.project.config import Config, config_from_mapping, load_config
 from ..core.search.indexes import IndexCache
 from .client import Client
 from .convert import Positions, path_of, uri_of
-from .gate import Gate
+from .gate import Gate, LongJobs
 from .heap import IDLE_COLLECT_SECONDS, HeapPolicy
 
 log = logging.getLogger(__name__)
@@ -84,6 +84,7 @@ class Session:
         self._analysis = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-analysis")
         self._long_jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-background")
         self.gate = gate or Gate()
+        self.long_jobs = LongJobs()
         self.heap = HeapPolicy()
         self._idle_collect: asyncio.TimerHandle | None = None
         self.closed = False
@@ -244,7 +245,12 @@ class Session:
 
     def in_background(self, fn: Callable[[], T], done: Callable[[T], None] | None = None) -> None:
         """Run a long job on the background thread; ``done`` gets its result on the loop."""
-        future = asyncio.get_running_loop().run_in_executor(self._long_jobs, fn)
+
+        def job() -> T:
+            with self.long_jobs.running():
+                return fn()
+
+        future = asyncio.get_running_loop().run_in_executor(self._long_jobs, job)
         self._background.add(future)
         future.add_done_callback(self._background.discard)
 
