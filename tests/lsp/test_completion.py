@@ -124,6 +124,25 @@ async def test_half_typed_flow_list_with_emoji_and_cjk(
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("quote", ['"', "'"])
+async def test_completion_in_an_unclosed_quote_keeps_the_bracket(
+    client: LanguageClient, ws: Workspace, quote: str
+) -> None:
+    """`["kb/local-admin-page.md", "kb/fa]`: the id replaces what was typed after the quote and
+    closes it; the `]` the user wrote stays."""
+    line = f"    relevant: [{quote}kb/local-admin-page.md{quote}, {quote}kb/fa]"
+    text = f"corpus: corpus/\nqueries:\n  q1:\n    question: wipe everything\n{line}\n"
+    uri = await open_doc(client, ws, "quote.qrels.yaml", text)
+    cursor = types.Position(4, units(line[:-1], ws.encoding))
+    result = await complete(client, uri, cursor)
+    item = next(i for i in result.items if i.label == "kb/factory-reset.md")
+    applied = apply_text_edits(text, [item.text_edit], ws.encoding)  # type: ignore[list-item]
+    want = f"{quote}kb/local-admin-page.md{quote}, {quote}kb/factory-reset.md{quote}]"
+    assert applied == text.replace(line, f"    relevant: [{want}")
+    assert yaml.safe_load(applied)["queries"]["q1"]["relevant"][1] == "kb/factory-reset.md"
+
+
+@pytest.mark.asyncio
 async def test_schema_keys_not_already_present(client: LanguageClient, ws: Workspace) -> None:
     text = ws.text(GOLDEN)
     anchor = "    relevant: [kb/local-admin-page.md]\n"

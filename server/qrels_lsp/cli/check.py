@@ -98,7 +98,12 @@ def run(args: argparse.Namespace) -> int:
         config_text, _ = read_text(config.source, MAX_CONFIG_BYTES)
         reports.append((str(config.source), config_text or "", list(config.findings)))
     explicit = {p for p in args.paths if not p.is_dir()}
-    for path in _collect(args.paths, config):
+    unknown: list[Path] = []
+    collected = _collect(args.paths, config)
+    for folder in (p for p in args.paths if p.is_dir()):
+        if not any(folder in c.parents for c in collected):
+            unknown.append(folder)
+    for path in collected:
         text, message = project.read(path)
         if text is None:
             reports.append(
@@ -109,14 +114,20 @@ def run(args: argparse.Namespace) -> int:
         analysis = project.analyse(path, with_runs=False)
         if analysis is None:
             if path in explicit:
-                print(
-                    f"qrels-lsp check: {log_text(path)}: not a golden set, run or qrels file; skipped",
-                    file=sys.stderr,
-                )
+                unknown.append(path)
             continue
         reports.append((str(path), analysis.text, found + analysis.findings))
     worst = max((f.severity for _, _, fs in reports for f in fs), default=None, key=lambda s: -s)
     print_findings(reports, args.format)
+    for path in unknown:  # a path that checked nothing is no pass
+        what = (
+            "holds no golden set, run or qrels file"
+            if path.is_dir()
+            else ("is not a golden set, run or qrels file by its name or content")
+        )
+        print(f"qrels-lsp check: {log_text(path)}: {what}", file=sys.stderr)
+    if unknown:
+        return 2
     if worst is None:
         return 0
     if worst == Severity.ERROR or (args.strict and worst == Severity.WARNING):

@@ -4,6 +4,7 @@ every id, name and message quoted for where it goes (core/base/escape.py)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .common import log_text
@@ -66,64 +67,115 @@ def print_findings(reports: list[tuple[str, str, list[Finding]]], fmt: str) -> N
         )
 
 
-def render_scores(results: list[RunResult], k: int, fmt: str, project: Project) -> str:
-    from ..core.base.escape import json_text, md_text
-    from ..core.metrics import format_value
-
-    cell = md_text if fmt == "markdown" else log_text  # ids and names were written by anyone
-
+def render_scores(
+    results: list[RunResult], k: int, fmt: str, project: Project, *, summary: bool = False
+) -> str:
+    """Each run's per-query table and means, then (for several runs) their means side by side;
+    ``summary``: the means alone."""
     if fmt == "json":
-        doc = {
-            "runs": [
-                {
-                    "name": r.name,
-                    "path": str(r.path),
-                    "k": k,
-                    "queries": r.evaluation.per_query,
-                    "mean": r.evaluation.mean,
-                    "n_queries": r.evaluation.n_queries,
-                    "missing": r.evaluation.missing,
-                    "unknown": r.evaluation.unknown,
-                    "unanswerable": r.evaluation.unanswerable,
-                }
-                for r in results
-            ]
-        }
-        return json_text(doc) + "\n"
-    lines: list[str] = []
+        return _json_scores(results, k, summary)
+    if fmt == "trec":
+        return "".join(_trec_eval_lines(r, project, summary) for r in results)
+    parts = [] if summary else [_run_table(r, fmt) for r in results]
+    if summary or len(results) > 1:
+        parts.append(_means_table(results, fmt))
+    return "\n".join(parts)
+
+
+def _json_scores(results: list[RunResult], k: int, summary: bool) -> str:
+    from ..core.base.escape import json_text
+
+    runs = []
     for r in results:
         ev = r.evaluation
-        names = list(ev.mean) or []
-        if fmt == "trec":
-            lines.append(f"{'runid':<22}\tall\t{cell(r.name)}")
-            for qid, values in ev.per_query.items():
-                for name in names:
-                    lines.append(f"{name:<22}\t{cell(qid)}\t{format_value(values[name])}")
-            lines.append(f"{'num_q':<22}\tall\t{ev.n_queries}")
-            for name in names:
-                lines.append(f"{name:<22}\tall\t{format_value(ev.mean[name])}")
-            continue
-        header = ["query", *names]
-        body = [
-            [cell(qid), *(format_value(v[n]) for n in names)] for qid, v in ev.per_query.items()
+        doc: dict[str, object] = {"name": r.name, "path": str(r.path), "k": k}
+        if not summary:
+            doc["queries"] = ev.per_query
+        doc |= {
+            "mean": ev.mean,
+            "n_queries": ev.n_queries,
+            "missing": ev.missing,
+            "unknown": ev.unknown,
+            "unanswerable": ev.unanswerable,
+        }
+        runs.append(doc)
+    return json_text({"runs": runs}) + "\n"
+
+
+def _cell(fmt: str) -> Callable[[str], str]:
+    """How an id or name someone else wrote is quoted in ``fmt``."""
+    from ..core.base.escape import md_text
+
+    return md_text if fmt == "markdown" else log_text
+
+
+def _run_table(r: RunResult, fmt: str) -> str:
+    """One run: a row per query, the means, and what the means are over."""
+    from ..core.metrics import format_value
+
+    cell = _cell(fmt)
+    ev = r.evaluation
+    names = list(ev.mean)
+    header = ["query", *names]
+    body = [[cell(qid), *(format_value(v[n]) for n in names)] for qid, v in ev.per_query.items()]
+    mean = [f"mean ({ev.n_queries})", *(format_value(ev.mean[n]) for n in names)]
+    title = (
+        f"### {cell(r.name)}\n" if fmt == "markdown" else f"{cell(r.name)}  ({cell(str(r.path))})"
+    )
+    return "\n".join([title, _table(header, body, mean, fmt), "", *notes_of(r, cell), ""])
+
+
+def _means_table(results: list[RunResult], fmt: str) -> str:
+    """The runs' means side by side: the row a decision is made on."""
+    from ..core.metrics import format_value
+
+    cell = _cell(fmt)
+    names = list(dict.fromkeys(n for r in results for n in r.evaluation.mean))
+    header = ["run", *names, "queries"]
+    body = [
+        [
+            cell(r.name),
+            *(format_value(r.evaluation.mean[n]) if n in r.evaluation.mean else "-" for n in names),
+            str(r.evaluation.n_queries),
         ]
-        mean = [f"mean ({ev.n_queries})", *(format_value(ev.mean[n]) for n in names)]
-        if fmt == "markdown":
-            lines.append(f"### {cell(r.name)}\n")
-            lines.append("| " + " | ".join(header) + " |")
-            lines.append("|" + "|".join(" --- " for _ in header) + "|")
-            lines.extend("| " + " | ".join(row) + " |" for row in body)
-            lines.append(
-                "| **" + mean[0] + "** | " + " | ".join(f"**{v}**" for v in mean[1:]) + " |"
-            )
-            lines.append("")  # a line right under a table would render as one more row
-        else:
-            lines.append(f"{cell(r.name)}  ({cell(str(r.path))})")
-            widths = [max(len(row[i]) for row in [header, *body, mean]) for i in range(len(header))]
-            lines.extend(aligned(row, widths) for row in [header, *body, mean])
-        lines.extend(cell(note) if fmt == "markdown" else note for note in notes_of(r))
-        lines.append("")
-    return "\n".join(lines) + ("\n" if lines and fmt == "trec" else "")
+        for r in results
+    ]
+    title = "### Means\n" if fmt == "markdown" else "Means"
+    return "\n".join([title, _table(header, body, None, fmt), ""])
+
+
+def _table(header: list[str], body: list[list[str]], total: list[str] | None, fmt: str) -> str:
+    """Aligned columns, or a Markdown table (a blank line must follow it: a line right under a
+    table renders as one more row)."""
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+        lines += ["| " + " | ".join(row) + " |" for row in body]
+        if total is not None:
+            lines.append("| " + " | ".join(f"**{c}**" for c in total) + " |")
+        return "\n".join(lines) + "\n"
+    rows = [header, *body, *([total] if total is not None else [])]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return "\n".join(aligned(row, widths) for row in rows)
+
+
+def _trec_eval_lines(r: RunResult, project: Project, summary: bool) -> str:
+    """What `trec_eval -c -q -m ...` prints for the same measures: its names, the run's own
+    tag as runid, queries in trec_eval's order, values to four decimals; a measure trec_eval
+    does not have keeps qrels-lsp's name."""
+    from ..core.metrics import format_value, parse_metric, trec_eval_name, trec_eval_rank
+
+    ev = r.evaluation
+    order = sorted(ev.mean, key=lambda n: trec_eval_rank(parse_metric(n)))
+    names = {n: trec_eval_name(parse_metric(n)) or n for n in order}
+    lines: list[str] = []
+    if not summary:
+        for qid in sorted(ev.per_query, key=lambda q: q.encode("utf-8", "surrogateescape")):
+            values = ev.per_query[qid]
+            lines += [f"{names[n]:<22}\t{log_text(qid)}\t{format_value(values[n])}" for n in order]
+    lines.append(f"{'runid':<22}\tall\t{log_text(project.runid(r))}")
+    lines.append(f"{'num_q':<22}\tall\t{ev.n_queries}")
+    lines += [f"{names[n]:<22}\tall\t{format_value(ev.mean[n])}" for n in order]
+    return "\n".join(lines) + "\n"
 
 
 def aligned(row: list[str], widths: list[int]) -> str:
@@ -133,15 +185,15 @@ def aligned(row: list[str], widths: list[int]) -> str:
     )
 
 
-def notes_of(r: RunResult) -> list[str]:
+def notes_of(r: RunResult, cell: Callable[[str], str] = log_text) -> list[str]:
     ev = r.evaluation
     out = [f"means over {ev.n_queries} quer{'y' if ev.n_queries == 1 else 'ies'}"]
     if ev.missing:
-        out.append(f"missing from the run (scored 0): {log_text(', '.join(ev.missing))}")
+        out.append(f"missing from the run (scored 0): {cell(', '.join(ev.missing))}")
     if ev.unknown:
-        out.append(f"not in the golden set (ignored): {log_text(', '.join(ev.unknown))}")
+        out.append(f"not in the golden set (ignored): {cell(', '.join(ev.unknown))}")
     if ev.unanswerable:
-        out.append(f"unanswerable (excluded): {log_text(', '.join(ev.unanswerable))}")
+        out.append(f"unanswerable (excluded): {cell(', '.join(ev.unanswerable))}")
     return out
 
 

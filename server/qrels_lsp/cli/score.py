@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .common import (
     UsageError,
@@ -18,16 +18,35 @@ from .common import (
 )
 from .render import corpus_problem, render_scores
 
+if TYPE_CHECKING:
+    from ..core.model import QrelsFormat
+    from ..core.project.analysis import Project, QrelsContext, RunResult
+    from ..core.project.config import Config
+
 
 def add(sub: Any) -> None:
     """The ``score`` subcommand's arguments."""
     s = sub.add_parser("score", help="per-query metrics and means, as trec_eval computes them")
     s.add_argument("golden", type=Path, help="a golden set YAML, TREC qrels or BEIR qrels file")
-    s.add_argument("runs", nargs="*", type=Path, help="runs (default: the golden set's `runs:`)")
+    s.add_argument(
+        "runs",
+        nargs="*",
+        type=Path,
+        help="runs (default: the golden set's `runs:`, its [[qrels]] runs and the runs whose "
+        "`qrels:` names it)",
+    )
     s.add_argument("-k", type=int, help="cutoff (default: the golden set's k, the config, or 10)")
-    s.add_argument("--metrics", help="comma-separated, e.g. recall@5,mrr,ndcg@10,map")
+    s.add_argument(
+        "--metrics", help="comma-separated, e.g. recall@5,mrr,ndcg@10,map (recall alone: recall@k)"
+    )
     s.add_argument("-l", "--relevance-level", type=int, help="minimum grade that is relevant")
     s.add_argument("--format", choices=["table", "json", "markdown", "trec"], default="table")
+    s.add_argument("--summary", action="store_true", help="the means only, runs side by side")
+    s.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when any line or entry of the files is left out of the scores",
+    )
     s.add_argument("--config", type=Path)
     s.add_argument(
         "--baseline", choices=["bm25"], help="also score a BM25 run over the golden set's corpus"
@@ -37,59 +56,102 @@ def add(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Exit 0; 2 when the golden set or a run cannot be scored (it is named on stderr and has no
+    table); 1 with ``--strict`` when a file had lines or entries left out."""
+    project, config = _project(args)
+    ctx, judged = _golden(args, project, config)
+    results = _results(args, project, ctx)
+    unscored = [r for r in results if r.error]
+    for r in unscored:
+        say(r.path, r.error or "")
+    dropped = _report_dropped(project, [(args.golden, judged), *_entries(results)])
+    _report_corpus_limits(ctx)
+    scored = [r for r in results if not r.error]
+    if scored:
+        print(render_scores(scored, ctx.k, args.format, project, summary=args.summary), end="")
+    if unscored:
+        return 2
+    return 1 if args.strict and dropped else 0
+
+
+def say(path: object, message: str) -> None:
+    print(f"qrels-lsp score: {log_text(path)}: {log_text(message)}", file=sys.stderr)
+
+
+def _project(args: argparse.Namespace) -> tuple[Project, Config]:
     from dataclasses import replace
 
-    from ..core.formats import detect
     from ..core.metrics import parse_metric
-    from ..core.model import FileKind, Run
     from ..core.project.analysis import Project
 
     if not args.golden.exists():
         raise UsageError(f"{args.golden} does not exist")
-    workspace = workspace_of([args.golden, *args.runs])
-    config = config_for(args.config, args.golden, workspace)
+    for p in args.runs:
+        if not p.exists():
+            raise UsageError(f"run {p} does not exist")
     if args.k is not None and args.k < 1:
         raise UsageError("-k must be a positive integer")
+    workspace = workspace_of([args.golden, *args.runs])
+    config = config_for(args.config, args.golden, workspace)
     if args.metrics:
-        try:
-            metrics = tuple(str(parse_metric(m)) for m in args.metrics.split(",") if m.strip())
-        except ValueError as exc:
-            raise UsageError(str(exc)) from exc
-        config = replace(config, metrics=metrics)
-    project = Project(
-        config, progress=progress_on(), boundary=boundary_for(args, config, workspace)
-    )
+        names = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
+        for name in names:  # checked now; `recall` and `recall@k` take the k in force
+            try:
+                parse_metric(name, args.k or 1)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from exc
+        config = replace(config, metrics=names)
+    boundary = boundary_for(args, config, workspace)
+    return Project(config, progress=progress_on(), boundary=boundary), config
+
+
+def _golden(
+    args: argparse.Namespace, project: Project, config: Config
+) -> tuple[QrelsContext, int | None]:
+    """The golden set's context, with ``-k`` and ``-l`` applied, and how many judgments a
+    span-free reader took (None when it was read with spans)."""
+    from dataclasses import replace
+
+    from ..core.formats import detect
     from ..core.model import Qrels
 
+    text, problem = project.read(args.golden)
+    if text is None:
+        raise UsageError(f"{args.golden}: {problem}")
+    fmt = detect(args.golden, text, config)
+    if fmt is None or fmt.role != "qrels":
+        what = f"read as {fmt.display}" if fmt is not None else "of no format qrels-lsp reads"
+        raise UsageError(f"{args.golden} is not a golden set or qrels file ({what})")
     grades = None
-    kind: FileKind | None
-    model: Qrels | Run | None
-    text, _ = project.read(args.golden)
-    fmt = detect(args.golden, text, config) if text is not None else None
-    if text is not None and fmt is not None and fmt.read_grades and not args.baseline:
+    if fmt.read_grades is not None and not args.baseline:
         # Scoring needs the judgments, not their spans: 100k qrels lines read in a tenth of the time.
-        kind, model, error = fmt.name, Qrels(format="trec-qrels"), None
+        model: Qrels = Qrels(format=cast("QrelsFormat", fmt.name))  # role qrels: one of those
         grades = fmt.read_grades(text)
     else:
-        kind, _text, model, error = project.load(args.golden)
-    if not isinstance(model, Qrels) or kind is None:
-        raise UsageError(
-            f"{args.golden} is not a golden set or qrels file ({error or kind or 'unknown format'})"
-        )
+        _kind, _text, loaded, _error = project.load(args.golden)
+        assert isinstance(loaded, Qrels)
+        model = loaded
     if args.k is not None:
         model.k = args.k
     if args.relevance_level is not None:
         model.relevance_level = args.relevance_level
-    ctx = project.context(args.golden, kind, model)
+    ctx = project.context(args.golden, fmt.name, model)
     if grades is not None:
-        ctx.grades = grades
+        ctx = replace(ctx, grades=grades, grades_since=None)
+    if not ctx.grades and not ctx.unanswerable:
+        why = project.dropped(args.golden)
+        reason = f"; the first of {len(why):,} left out: {why[0].message}" if why else ""
+        raise UsageError(f"{args.golden}: read as {fmt.display}, it holds no judgments{reason}")
+    entries = sum(map(len, grades.values())) if grades is not None else None
+    return ctx, entries
+
+
+def _results(args: argparse.Namespace, project: Project, ctx: QrelsContext) -> list[RunResult]:
     run_paths = [p.resolve() for p in args.runs] or ctx.run_paths
-    for p in run_paths:
-        if not p.exists():
-            raise UsageError(f"run {p} does not exist")
     if not run_paths and not args.baseline:
         raise UsageError(
-            f"no runs: name them after {args.golden}, or list them under `runs:` in it"
+            f"no runs for {args.golden}: name them after it, list them under `runs:` in it, "
+            "or name it with `qrels:` in a run"
         )
     results = [project.score_run(ctx, p, fast=True) for p in run_paths]
     if args.baseline:
@@ -97,15 +159,40 @@ def run(args: argparse.Namespace) -> int:
         if base is None:
             raise UsageError(f"--baseline bm25 needs a corpus: {corpus_problem(ctx)}")
         results.append(base)
-    for r in results:
-        if r.error:
-            print(f"qrels-lsp score: {log_text(r.path)}: {log_text(r.error)}", file=sys.stderr)
+    return results
+
+
+def _entries(results: list[RunResult]) -> list[tuple[Path, int | None]]:
+    """Each run file with how many ranked ids a span-free reader took from it."""
+    return [
+        (r.path, sum(map(len, r.rankings.values())) if r.run is None else None)
+        for r in results
+        if not r.baseline and not r.error
+    ]
+
+
+def _report_dropped(project: Project, files: list[tuple[Path, int | None]]) -> bool:
+    """Say on stderr, per file, how many lines or entries its scores leave out and why (by
+    check code); True if any."""
+    from ..core.base.findings import CODES
+
+    any_dropped = False
+    for path, entries in files:
+        found = project.dropped(path, entries)
+        if not found:
+            continue
+        any_dropped = True
+        counts: dict[str, int] = {}
+        for f in found:
+            counts[f.code] = counts.get(f.code, 0) + 1
+        why = ", ".join(f"{n:,} {code} {CODES[code].name}" for code, n in sorted(counts.items()))
+        say(path, f"{len(found):,} left out of the scores ({why}); `qrels-lsp check` says where")
+    return any_dropped
+
+
+def _report_corpus_limits(ctx: QrelsContext) -> None:
     from ..core.formats.corpus import Corpus
 
     if isinstance(ctx.corpus, Corpus):  # (indexing may add notes: said after the baseline)
         for note in ctx.corpus.limits:
-            print(
-                f"qrels-lsp score: {log_text(ctx.corpus_path)}: {log_text(note)}", file=sys.stderr
-            )
-    print(render_scores(results, ctx.k, args.format, project), end="")
-    return 1 if any(r.error for r in results) else 0
+            say(ctx.corpus_path, note)

@@ -142,7 +142,9 @@ def _question(req: Request, qid: str) -> str | None:
 
 
 def _edit_text(ctx: YamlContext, value: str) -> str:
-    return value if ctx.quoted else yaml_scalar(value, flow=ctx.flow)
+    """``value`` as written at the token: inside the user's quotes (closing them if they are
+    still open), else quoted only if YAML needs it."""
+    return value + ctx.closing if ctx.quoted else yaml_scalar(value, flow=ctx.flow)
 
 
 def _keys(ctx: YamlContext, keys: dict[str, str], where: str) -> Completions:

@@ -55,16 +55,14 @@ def _lens_values(values: Mapping[str, float], k: int) -> str:
 def query_lens_titles(
     ctx: QrelsContext, queries: Iterable[Query], runs: Sequence[RunResult]
 ) -> Iterator[tuple[Query, list[str]]]:
-    """Each question with one title per run (no run prefix when a single run is compared).
+    """Each question with one title per run, each named: a number with no run beside it reads
+    as "your run", and the BM25 baseline is not the user's run.
 
-    One pass with each run's tables looked up once: the editor asks for every question's lenses
-    after every keystroke, and a golden set can hold tens of thousands of questions.
+        One pass with each run's tables looked up once: the editor asks for every question's lenses
+        after every keystroke, and a golden set can hold tens of thousands of questions.
     """
     k = ctx.k
-    tables = [
-        (f"{r.name}: " if len(runs) > 1 else "", r.evaluation.per_query, set(r.evaluation.missing))
-        for r in runs
-    ]
+    tables = [(f"{r.name}: ", r.evaluation.per_query, set(r.evaluation.missing)) for r in runs]
     for query in queries:
         if query.unanswerable:
             yield query, [UNANSWERABLE_TITLE]
@@ -97,11 +95,15 @@ def run_summary(r: RunResult, k: int) -> str:
     return text
 
 
+NO_RUNS = "no runs: list them under `runs:`, or name this file with `qrels:` in a run"
+
+
 def header_titles(ctx: QrelsContext, runs: Sequence[RunResult]) -> list[str]:
+    """The first line's lenses: the counts, then each run by name with its means."""
     if not runs:
-        return [counts(ctx) + " · no runs: list them under `runs:`"]
+        return [f"{counts(ctx)} · {NO_RUNS}"]
     if len(runs) == 1:
-        return [f"{counts(ctx)} · {run_summary(runs[0], ctx.k)}"]
+        return [f"{counts(ctx)} · {runs[0].name}: {run_summary(runs[0], ctx.k)}"]
     return [counts(ctx)] + [f"{r.name}: {run_summary(r, ctx.k)}" for r in runs]
 
 

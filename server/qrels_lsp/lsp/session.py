@@ -388,10 +388,17 @@ class Session:
         """Something every open file may depend on is ready (a BM25 index): analyse them again."""
         if self.closed:
             return
+        self._reanalyse(self._open_ours())
+
+    def _open_ours(self) -> list[str]:
+        """The open documents that are ours, asked before their snapshots go: a file known by
+        its content only (a TREC run named `results.test`) is ours because it was analysed."""
+        return [uri for uri in self.client.open_uris() if self.is_ours(uri)]
+
+    def _reanalyse(self, uris: list[str]) -> None:
         self.snapshots.clear()
-        for uri in self.client.open_uris():
-            if self.is_ours(uri):
-                self.changed(uri)
+        for uri in uris:
+            self.changed(uri)
 
     def _retry(self, uri: str, delay: float) -> None:
         def again() -> None:
@@ -427,6 +434,7 @@ class Session:
     def files_changed(self, paths: list[Path]) -> None:
         """Files changed on disk (watched): drop what was derived from them, re-check open files."""
         config_touched = any(p.name in ("qrels-lsp.toml", "pyproject.toml") for p in paths)
+        ours = self._open_ours()  # asked now: what was ours stays so, and new settings may add
 
         def forget() -> None:
             for p in paths:
@@ -439,10 +447,7 @@ class Session:
                     hook()
             else:
                 await self.run(forget)
-            self.snapshots.clear()
-            for uri in self.client.open_uris():
-                if self.is_ours(uri):
-                    self.changed(uri)
+            self._reanalyse(list(dict.fromkeys([*ours, *self._open_ours()])))
 
         self._in_background(go())
 

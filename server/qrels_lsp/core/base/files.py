@@ -19,6 +19,7 @@ QR006 = declare(
     Severity.ERROR,
     "any",
     "The file is too large, binary or not UTF-8.",
+    drops=True,
 )
 
 

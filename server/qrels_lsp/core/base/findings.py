@@ -7,6 +7,7 @@ minimal text edits, so applying one never touches what the user wrote elsewhere.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import IntEnum
 
@@ -70,6 +71,7 @@ class CheckCode:
     severity: Severity
     applies_to: str
     summary: str
+    drops: bool = False  # a finding of it means part of the file is not scored
 
 
 CODES: dict[str, CheckCode] = {}
@@ -77,10 +79,27 @@ CODES: dict[str, CheckCode] = {}
 ``core/codes.py`` imports them all, so the whole table (the README's, the editors' links) is there."""
 
 
-def declare(code: str, name: str, severity: Severity, applies_to: str, summary: str) -> str:
-    """Declare a check code where it is reported; returns the code, for use in :func:`finding`."""
-    CODES[code] = CheckCode(code, name, severity, applies_to, summary)
+def declare(
+    code: str,
+    name: str,
+    severity: Severity,
+    applies_to: str,
+    summary: str,
+    *,
+    drops: bool = False,
+) -> str:
+    """Declare a check code where it is reported; returns the code, for use in :func:`finding`.
+
+    ``drops``: a finding of it says that a line, entry or value is left out of the scores (a
+    malformed line, a duplicate, an id of the wrong type). `score` counts those on stderr, so
+    that a number is never quietly made of less than the file holds."""
+    CODES[code] = CheckCode(code, name, severity, applies_to, summary, drops)
     return code
+
+
+def dropping(findings: Iterable[Finding]) -> list[Finding]:
+    """The findings that say part of a file is not scored."""
+    return [f for f in findings if CODES[f.code].drops]
 
 
 def finding(

@@ -74,16 +74,19 @@ class GoldenCheck:
 
 @dataclass(frozen=True, slots=True)
 class RunInputs:
-    """What a check of a run reads: the run, the golden set it answers (None: unbound, and why)
-    and that golden set's corpus and settings."""
+    """What a check of a run reads: the run and its text, the golden set it answers (None:
+    unbound, and why; ``beside`` names the golden sets in its folder that it could answer) and
+    that golden set's corpus and settings."""
 
     run: Run
+    text: str
     qrels: Qrels | None
     corpus: Corpus | None
     k: int
     level: int
     unbound_reason: str | None
     budget: SuggestionBudget
+    beside: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

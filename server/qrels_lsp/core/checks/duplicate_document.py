@@ -16,6 +16,7 @@ QR102 = declare(
     Severity.WARNING,
     "golden set",
     "A document listed twice for a query.",
+    drops=True,
 )
 
 

@@ -124,9 +124,13 @@ def check_run(
     k: int,
     level: int = 1,
     unbound_reason: str | None = None,
+    text: str = "",
+    beside: tuple[str, ...] = (),
 ) -> list[Finding]:
     """Checks of a run against the golden set it answers (``qrels``) and its corpus."""
     _, _, run_checks = _registry()
     known = corpus if isinstance(corpus, Corpus) else None
-    inputs = RunInputs(run, qrels, known, k, level, unbound_reason, SuggestionBudget())
+    inputs = RunInputs(
+        run, text, qrels, known, k, level, unbound_reason, SuggestionBudget(), beside
+    )
     return [f for c in run_checks for f in c.run(inputs)]

@@ -76,7 +76,9 @@ def detect_by_name(path: Path, rules: NameRules) -> Format | Literal["trec?"] | 
     except (OSError, ValueError):
         return None
     for binding in rules.qrels:
-        if binding.path == resolved:
+        if binding.path == resolved:  # a golden set YAML may be bound too (for its runs)
+            if name.endswith((".yaml", ".yml")):
+                return golden.FORMAT
             return beir_qrels.FORMAT if name.endswith(".tsv") else "trec?"
     if name.endswith((".yaml", ".yml")):
         if matches(path, rules.golden, rules.root):

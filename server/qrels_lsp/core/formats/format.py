@@ -23,6 +23,7 @@ declare(
     Severity.ERROR,
     "run",
     "A document twice in one ranking.",
+    drops=True,
 )
 
 
@@ -52,3 +53,5 @@ class Format:
     # run): the same values, in the same order, as ``parse``.
     read_grades: Callable[[str], dict[str, dict[str, int]]] | None = None
     read_rankings: Callable[[str], dict[str, list[str]]] | None = None
+    # The run's own name written in it (a TREC run's tag column), what trec_eval calls runid.
+    run_tag: Callable[[str], str | None] | None = None

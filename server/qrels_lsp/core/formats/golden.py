@@ -34,6 +34,7 @@ declare(
     Severity.ERROR,
     "golden set",
     "A grade that is not an integer.",
+    drops=True,
 )
 
 

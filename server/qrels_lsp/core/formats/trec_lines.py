@@ -19,6 +19,7 @@ declare(
     Severity.ERROR,
     "TREC/BEIR",
     "A line with the wrong fields.",
+    drops=True,
 )
 declare(
     "QR302",
@@ -33,6 +34,7 @@ declare(
     Severity.WARNING,
     "TREC/BEIR",
     "The same (query, document) judged twice.",
+    drops=True,
 )
 
 

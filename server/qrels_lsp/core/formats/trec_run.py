@@ -215,6 +215,19 @@ def _read_lenient_run(text: str) -> dict[str, dict[str, float]]:
     return scores
 
 
+def trec_run_tag(text: str) -> str | None:
+    """The tag column of the first line with six fields: what trec_eval prints as runid."""
+    start = 0
+    while start < len(text):  # line by line from the top: a million-line run is not split
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        parts = text[start:end].split()
+        if len(parts) >= 6 and not parts[0].startswith("#"):
+            return parts[5]
+        start = end + 1
+    return None
+
+
 def trec_run_text(run: Run, name: str) -> str:
     """``run`` as TREC run lines tagged ``name``; a run without scores gets descending ones, so
     trec_eval ranks its documents as they were listed."""
@@ -235,4 +248,5 @@ FORMAT = Format(
     parse=parse_trec_run,
     query_ids=first_fields,
     read_rankings=read_trec_run_ids,
+    run_tag=trec_run_tag,
 )

@@ -10,7 +10,15 @@ from __future__ import annotations
 from .evaluate import Evaluation, ScoreCache, Since, evaluate
 from .explain import NdcgExplanation, NdcgRow, ndcg_explain
 from .measure import Judged, Measure, format_value
-from .metric import Metric, default_metrics, known_metrics, parse_metric, query_scores
+from .metric import (
+    Metric,
+    default_metrics,
+    known_metrics,
+    parse_metric,
+    query_scores,
+    trec_eval_name,
+    trec_eval_rank,
+)
 from .order import order_by_score, trec_eval_order
 from .registry import MEASURES, measure_named
 
@@ -33,5 +41,7 @@ __all__ = [
     "order_by_score",
     "parse_metric",
     "query_scores",
+    "trec_eval_name",
     "trec_eval_order",
+    "trec_eval_rank",
 ]

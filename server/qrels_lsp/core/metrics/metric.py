@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from .measure import Judged, Measure
 from .registry import MEASURES, measure_named
 
-_METRIC_RE = re.compile(r"^\s*([A-Za-z_]+?)(?:\s*[@_.]\s*(\d+))?\s*$")
+_METRIC_RE = re.compile(r"^\s*([A-Za-z_]+?)(?:\s*[@_.]\s*(\d+|k))?\s*$")
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -43,15 +43,21 @@ class Metric:
         return self.name if self.k is None else f"{self.name}@{self.k}"
 
 
-def parse_metric(s: str) -> Metric:
+def parse_metric(s: str, k: int | None = None) -> Metric:
     """Read ``recall@5``, ``P@5``, ``P_5``, ``P.5``, ``ndcg_cut_10``, ``recip_rank``, ``mrr@10``:
-    ranx's names, trec_eval's and ir_measures'."""
+    ranx's names, trec_eval's and ir_measures'. ``k`` is the cutoff of ``recall@k`` and of a
+    measure that needs one written without it (``recall``): the golden set's, or ``-k``'s."""
     m = _METRIC_RE.match(s)
     measure = _by_spelling().get(m.group(1).lower()) if m else None
     if m is None or measure is None:
         raise ValueError(f"unknown metric {s!r}; expected one of {known_metrics()}")
-    k = int(m.group(2)) if m.group(2) is not None else None
-    return Metric(measure.name, k)
+    written = m.group(2)
+    if written == "k" and k is None:
+        raise ValueError(f"{s!r}: no k to put in (give -k, or `k:` in the golden set)")
+    cutoff = int(written) if written not in (None, "k") else None
+    if written == "k" or (written is None and measure.cutoff == "required"):
+        cutoff = k
+    return Metric(measure.name, cutoff)
 
 
 def known_metrics() -> str:
@@ -123,3 +129,24 @@ def query_scores(
     """
     judged = walk(grades, ranking, depth_of(metrics), level)
     return {str(m): m.measure.value(judged, m.k) for m in metrics}
+
+
+TREC_EVAL_ORDER = ("map", "recip_rank", "P", "recall", "ndcg_cut", "success")
+"""The order trec_eval prints its measures in (its measure table, measures.c), whatever order
+they were asked for: `score --format trec` prints them so, and a diff is then empty."""
+
+
+def trec_eval_name(metric: Metric) -> str | None:
+    """trec_eval's name for ``metric`` (``recall_5``, ``recip_rank``), None where it has none
+    (``mrr@10``: trec_eval's recip_rank takes no cutoff)."""
+    template = metric.measure.trec_eval
+    if "{k}" in template:
+        return template.format(k=metric.k) if metric.k is not None else None
+    return template if metric.k is None else None
+
+
+def trec_eval_rank(metric: Metric) -> tuple[int, int]:
+    """Where trec_eval prints ``metric``: by measure, then by cutoff."""
+    base = metric.measure.trec_eval.split("_{k}")[0]
+    at = TREC_EVAL_ORDER.index(base) if base in TREC_EVAL_ORDER else len(TREC_EVAL_ORDER)
+    return at, metric.k or 0

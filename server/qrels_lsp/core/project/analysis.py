@@ -15,12 +15,12 @@ from pathlib import Path
 
 from ..base.boundary import Boundary
 from ..base.files import read_text, resolve
-from ..base.findings import Finding, Severity, declare, finding
+from ..base.findings import Finding, Severity, declare, dropping, finding
 from ..base.globs import expand, has_magic
 from ..base.text import Span
 from ..checks import CheckCache, CorpusState, check_golden, check_run
 from ..checks.suppress import apply_suppressions
-from ..formats import detect, parse_as
+from ..formats import detect, get, parse_as
 from ..formats.corpus import Corpus, CorpusError, load_corpus
 from ..formats.topics import Topics, parse_queries_jsonl, parse_queries_tsv, parse_trec_topics
 from ..metrics import (
@@ -194,6 +194,11 @@ class Project:
         self._corpora: dict[Path, Corpus | CorpusError] = {}
         self._topics: dict[Path, Topics] = {}
         self._golden_files: list[Path] | None = None
+        # The reverse links: which golden set each run YAML's `qrels:` names (None: none). The
+        # workspace's runs are scanned once; a run that is analysed, or changes on disk, updates
+        # its own entry, so a golden set finds the runs that name it without a scan per keystroke.
+        self._run_files: list[Path] | None = None
+        self._names: dict[Path, Path | None] = {}
         self._edits: dict[Path, tuple[Qrels, EntryEdit]] = {}
         self._judged: dict[Path, _Judged] = {}
 
@@ -216,6 +221,8 @@ class Project:
             if path == root or root in path.parents:
                 del self._corpora[root]
         self._golden_files = None
+        self._run_files = None  # a run may have been added or removed: glob again
+        self._names.pop(path, None)
 
     def parsed(self, path: Path, kind: FileKind, text: str) -> Qrels | Run:
         path = resolve(path)
@@ -352,12 +359,12 @@ class Project:
                 _attach_topics(qrels, self.topics(binding.topics))
             else:
                 outside.append(self.boundary.refusal(binding.topics))
-        patterns = [r.value for r in qrels.runs] or list(binding.runs if binding else ())
-        base = folder if qrels.runs else (self.config.root or folder)
-        expansions = {p: expand(base, p, self.boundary) for p in patterns}  # once per analysis
+        expansions = {r.value: expand(folder, r.value, self.boundary) for r in qrels.runs}
         matches = {p: e.paths for p, e in expansions.items()}
         problems = {p: (e.refused, e.problem) for p, e in expansions.items() if e.problem}
-        metrics = [parse_metric(m) for m in self.config.metrics] or default_metrics(k)
+        bound = self._bound_runs(binding) if binding is not None else []
+        linked = [*matches.values(), bound, self.runs_naming(path)]
+        metrics = _metrics(self.config.metrics, k)
         if self.lens_metrics:
             metrics += [m for m in (Metric("recall", k), Metric("mrr")) if m not in metrics]
         judged = self._judgments(path, qrels)
@@ -370,7 +377,7 @@ class Project:
             metrics=metrics,
             corpus_path=corpus_path,
             corpus=corpus,
-            run_paths=_union(matches.values()),
+            run_paths=_union(linked),
             run_matches=matches,
             run_problems=problems,
             outside=outside,
@@ -378,6 +385,47 @@ class Project:
             unanswerable=judged.unanswerable,
             grades_since=judged.since,
         )
+
+    def _bound_runs(self, binding: QrelsBinding) -> list[Path]:
+        """The runs a ``[[qrels]]`` table lists (its globs are relative to the config file)."""
+        base = self.config.root or binding.path.parent
+        return _union(expand(base, p, self.boundary).paths for p in binding.runs)
+
+    def runs_naming(self, golden: Path) -> list[Path]:
+        """The runs whose ``qrels:`` names ``golden``: the workspace's run YAML files (the
+        configured run globs) and any run analysed since, in path order."""
+        target = resolve(golden)
+        self._scan_run_files()
+        return sorted(run for run, named in self._names.items() if named == target)
+
+    def _scan_run_files(self) -> None:
+        """Read the ``qrels:`` of each run YAML file in the workspace not yet known; only a
+        run YAML can name its golden set (TREC, JSON and TSV runs cannot)."""
+        if self._run_files is not None:
+            return
+        root = self.config.root
+        found: list[Path] = []
+        if root is not None:
+            for pattern in self.config.runs:
+                found.extend(expand(root, pattern, self.boundary).paths)
+        self._run_files = sorted({resolve(p) for p in found})
+        for path in self._run_files:
+            if path in self._names or path.suffix.lower() not in (".yaml", ".yml"):
+                continue
+            _kind, _text, model, _error = self.load(path)
+            self._names[path] = self._named_by(path, model) if isinstance(model, Run) else None
+
+    def _named_by(self, run_path: Path, run: Run) -> Path | None:
+        """The golden set a run's ``qrels:`` names, if it is a file inside the boundary."""
+        if run.qrels is None:
+            return None
+        target = self.boundary.resolve(resolve(run_path).parent / run.qrels.value)
+        return target if target is not None and target.is_file() else None
+
+    def _golden_beside(self, run_path: Path) -> tuple[str, ...]:
+        """The golden sets in a run's own folder, by file name (what its `qrels:` would say)."""
+        folder = resolve(run_path).parent
+        return tuple(p.name for p in self.golden_files() if p.parent == folder)
 
     def golden_of(self, run_path: Path, run: Run) -> tuple[Path | None, str | None]:
         """The golden set a run answers: its ``qrels:``, the config, or a golden set listing it."""
@@ -390,10 +438,7 @@ class Project:
                 return None, f"`qrels: {run.qrels.value}` does not exist (looked for {target})."
             return target, None
         for binding in self.config.qrels:
-            if not self.boundary.allows(binding.path):
-                continue
-            base = self.config.root or binding.path.parent
-            if any(resolved in expand(base, p, self.boundary).paths for p in binding.runs):
+            if self.boundary.allows(binding.path) and resolved in self._bound_runs(binding):
                 return binding.path, None
         for golden in self.golden_files():
             kind, _text, model, _error = self.load(golden)
@@ -414,12 +459,38 @@ class Project:
             fmt = detect(path, text, self.config) if text is not None else None
             if text is not None and fmt is not None and fmt.read_rankings is not None:
                 rankings = self._fast_rankings(path, text, fmt.read_rankings)
-                return self._scored(ctx, path, None, rankings, None)
-        kind, _text, model, error = self.load(path)
+                if rankings or not text.strip():
+                    return self._scored(ctx, path, None, rankings, None)
+                # Nothing read: the spans model below says why.
+        kind, text, model, error = self.load(path)
         run = model if isinstance(model, Run) else None
         if run is None and error is None:
-            error = f"{path.name} {NOT_A_RUN} ({kind or 'unknown format'})"
+            error = f"{path.name} {NOT_A_RUN} ({_read_as(kind)})"
+        elif run is not None and not run.rankings and text is not None and text.strip():
+            error = f"read as {_read_as(kind)}, {path.name} holds no ranking" + _why(run.findings)
         return self._scored(ctx, path, run, self._ranked_ids(path, run), error)
+
+    def runid(self, result: RunResult) -> str:
+        """A run's own name as trec_eval prints it (runid): a TREC run's tag column, else
+        the name qrels-lsp gives it."""
+        if result.baseline:
+            return result.name
+        text, _ = self.read(result.path)
+        fmt = detect(result.path, text, self.config) if text is not None else None
+        tag = fmt.run_tag(text) if text is not None and fmt is not None and fmt.run_tag else None
+        return tag or result.name
+
+    def dropped(self, path: Path, entries: int | None = None) -> list[Finding]:
+        """The findings that say part of a file is left out of its scores (a malformed line, a
+        duplicate, an id of the wrong type). ``entries``: how many judgments or ranked ids a
+        span-free reader took; when the file has no more lines than that, nothing was left out
+        and it is not parsed again with spans (a clean million-line run costs one count)."""
+        if entries is not None:
+            text, _ = self.read(path)
+            if text is not None and entries >= _data_lines(text):
+                return []
+        _kind, _text, model, _error = self.load(path)
+        return dropping(model.findings) if model is not None else []
 
     def _fast_rankings(
         self, path: Path, text: str, read: Callable[[str], dict[str, list[str]]]
@@ -531,6 +602,8 @@ class Project:
             found += _replacement_characters(text)
             return Analysis(path, kind, text, self._suppress(found, text), model, own, runs, edit)
         golden_path, reason = self.golden_of(path, model)
+        self._scan_run_files()
+        self._names[resolve(path)] = golden_path if model.qrels is not None else None
         found = list(model.findings)
         if golden_path is None and model.qrels is not None and reason is not None:
             target = resolve(path).parent / model.qrels.value
@@ -549,6 +622,8 @@ class Project:
             k=ctx.k if ctx else self.config.k,
             level=ctx.level if ctx else self.config.relevance_level,
             unbound_reason=reason,
+            text=text,
+            beside=self._golden_beside(path) if ctx is None else (),
         )
         runs = [self.score_run(ctx, path)] if ctx is not None else []
         found += _replacement_characters(text)
@@ -616,6 +691,41 @@ def _attach_topics(qrels: Qrels, topics: Topics) -> None:
         topic = topics.get(qid)
         if topic is not None and query.question is None:
             query.question = topic.text
+
+
+def _metrics(names: tuple[str, ...], k: int) -> list[Metric]:
+    """The configured metrics at the golden set's ``k`` (``recall`` is ``recall@k``), each
+    once; the defaults when none is configured (or none can be read: the config says so)."""
+    out: list[Metric] = []
+    for name in names:
+        try:
+            metric = parse_metric(name, k)
+        except ValueError:
+            continue
+        if metric not in out:
+            out.append(metric)
+    return out or default_metrics(k)
+
+
+def _read_as(kind: FileKind | None) -> str:
+    return get(kind).display if kind is not None else "no known format"
+
+
+def _why(found: list[Finding]) -> str:
+    """Why a file read as nothing: how much was left out, and the first reason."""
+    left = dropping(found)
+    if not left:
+        return " (no line or entry of one)"
+    return f" ({len(left):,} left out; the first: {left[0].message})"
+
+
+def _data_lines(text: str) -> int:
+    """Lines holding anything, counted in C: at most the file's lines (a line of blanks counts,
+    so a file with one only makes :meth:`Project.dropped` look closer, never miss a drop)."""
+    if not text:
+        return 0
+    lines = text.count("\n") + (not text.endswith("\n"))
+    return lines - text.count("\n\n") - text.startswith("\n")
 
 
 def _union(groups: Iterable[list[Path]]) -> list[Path]:

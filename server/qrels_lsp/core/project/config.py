@@ -279,7 +279,7 @@ def config_from_mapping(
 
         for name in values["metrics"]:
             try:
-                parse_metric(name)
+                parse_metric(name, k=1)  # any k: `recall` and `recall@k` take the golden set's
             except ValueError as exc:
                 bad("metrics", str(exc))
                 del values["metrics"]

@@ -50,6 +50,7 @@ class YamlContext:
     quoted: bool
     entries: tuple[Entry, ...]
     block_list: bool = False  # a block collection whose entries are `- ` items
+    closing: str = ""  # the quote a quoted token still lacks (`"24` typed, `]` after it)
 
 
 @dataclass(slots=True)
@@ -399,13 +400,11 @@ def _flow_cursor(s: _Scan, states: list[_State]) -> None:
         if e.flow and e.span.start <= cursor <= e.span.end:
             quoted = e.span.start > 0 and s.text[e.span.start - 1] in "'\""
             token, _q = _token_at(s.text, e.span.start, cursor, True)
-            s.context = (
-                e.path,
-                e.role,
-                Span(e.span.start, max(e.span.end, token.end)),
-                True,
-                quoted,
-            )
+            if not (quoted and _closing(s.text, e.span.start, e.span.end)):
+                # (an unclosed quote runs to the end of the line: its token stops where a
+                # plain one would, so the `]` after it is not replaced)
+                token = Span(e.span.start, max(e.span.end, token.end))
+            s.context = (e.path, e.role, token, True, quoted)
             return
     state = None
     for st in states:
@@ -441,6 +440,7 @@ def context_at(text: str, offset: int) -> YamlContext | None:
             and not (token.start <= e.span.start <= token.end and e.span.end <= token.end)
         )
     prefix = text[token.start : max(token.start, offset)]
+    closing = _closing(text, token.start, token.end) if quoted else ""
     return YamlContext(
         path=path,
         role=role,
@@ -450,7 +450,14 @@ def context_at(text: str, offset: int) -> YamlContext | None:
         quoted=quoted,
         entries=entries,
         block_list=path in s.block_list_paths,
+        closing=closing,
     )
+
+
+def _closing(text: str, start: int, end: int) -> str:
+    """The quote that opened the token at ``start`` if nothing at ``end`` closes it."""
+    quote = text[start - 1] if start > 0 else ""
+    return quote if text[end : end + 1] != quote else ""
 
 
 def entries_of(text: str, path: tuple[str, ...]) -> list[Entry]:

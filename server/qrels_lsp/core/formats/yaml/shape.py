@@ -33,6 +33,7 @@ declare(
     Severity.WARNING,
     "YAML",
     "A key the format does not define.",
+    drops=True,
 )
 declare(
     "QR005",
@@ -40,6 +41,7 @@ declare(
     Severity.ERROR,
     "YAML",
     "A mapping key given twice.",
+    drops=True,
 )
 declare(
     "QR101",
@@ -47,6 +49,7 @@ declare(
     Severity.ERROR,
     "golden set, run",
     "A query id given twice.",
+    drops=True,
 )
 
 

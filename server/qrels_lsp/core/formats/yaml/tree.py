@@ -25,6 +25,7 @@ declare(
     Severity.ERROR,
     "YAML",
     "The file is not valid YAML.",
+    drops=True,
 )
 declare(
     "QR002",
@@ -32,6 +33,7 @@ declare(
     Severity.ERROR,
     "YAML",
     "Anchors, aliases, merge keys and tags are not allowed (they are never constructed).",
+    drops=True,
 )
 declare(
     "QR004",
@@ -39,6 +41,7 @@ declare(
     Severity.ERROR,
     "YAML",
     "A value of the wrong type or shape.",
+    drops=True,
 )
 
 

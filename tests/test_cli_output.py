@@ -1,0 +1,220 @@
+"""`score` and `check` never print a silent zero: a run or qrels that cannot be read is an error
+(exit 2, no table), every line left out is counted on stderr (`--strict` fails on any), a path
+`check` cannot classify is an error; and the output formats: trec_eval's lines, Markdown tables
+followed by a blank line, the runs' means side by side, `--summary`, `recall` with `-k`."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytrec_eval
+from conftest import SHARED_DATA
+from test_cli import qrels_lsp, write
+
+GOLDEN = """\
+k: 3
+queries:
+  q1:
+    question: reset
+    relevant: {d1: 1, d2: 2}
+  q2:
+    question: pairing
+    relevant: [d3]
+  q3:
+    question: slow
+    relevant: [d4, d5]
+"""
+RUN_A = """\
+name: a
+qrels: g.qrels.yaml
+results:
+  q1: [d2, d9, d1]
+  q2: [d8, d3]
+  q3: [d5]
+"""
+RUN_B_TREC = """\
+q1 Q0 d1 1 3.0 tagB
+q1 Q0 d9 2 2.0 tagB
+q2 Q0 d3 1 5.0 tagB
+q3 Q0 d7 1 1.0 tagB
+q3 Q0 d4 2 0.5 tagB
+"""
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path, Path]:
+    golden = write(tmp_path / "g.qrels.yaml", GOLDEN)
+    a = write(tmp_path / "a.run.yaml", RUN_A)
+    b = write(tmp_path / "b.trec", RUN_B_TREC)
+    return golden, a, b
+
+
+# -- never a silent zero ------------------------------------------------------------------------
+
+
+def test_an_unreadable_run_is_an_error_with_no_table(tmp_path: Path) -> None:
+    golden, a, _b = _files(tmp_path)
+    bad = write(tmp_path / "bad.trec", "not a run\nnor this\n")
+    r = qrels_lsp("score", golden, a, bad, cwd=tmp_path)
+    assert r.returncode == 2
+    assert "bad.trec" in r.stderr and "read as TREC run" in r.stderr and "no ranking" in r.stderr
+    assert "bad" not in r.stdout.replace("bad.trec", "")  # no table of zeros for it
+    assert r.stdout.startswith("a  (")  # the readable run is still scored
+
+
+def test_a_qrels_that_reads_as_empty_is_an_error(tmp_path: Path) -> None:
+    _golden, _a, b = _files(tmp_path)
+    qrels = write(tmp_path / "empty.qrels", "q1 d1\nq2 d3\n")  # no grade column: nothing read
+    r = qrels_lsp("score", qrels, b, cwd=tmp_path)
+    assert r.returncode == 2
+    assert "holds no judgments" in r.stderr and "QR" not in r.stdout
+    assert r.stdout == ""
+
+
+def test_lines_left_out_are_counted_on_stderr_and_strict_fails(tmp_path: Path) -> None:
+    golden, _a, _b = _files(tmp_path)
+    run = write(
+        tmp_path / "c.trec",
+        RUN_B_TREC + "q1 Q0 d1 3 1.0 tagB\n" + "q2 Q0 broken\n",  # a duplicate, a short line
+    )
+    r = qrels_lsp("score", golden, run, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    [said] = [line for line in r.stderr.splitlines() if "c.trec" in line]
+    assert "2 left out of the scores" in said
+    assert "1 QR203 run-duplicate-document" in said and "1 QR301 malformed-line" in said
+    strict = qrels_lsp("score", golden, run, "--strict", cwd=tmp_path)
+    assert strict.returncode == 1 and strict.stdout == r.stdout
+    clean = qrels_lsp("score", golden, tmp_path / "b.trec", "--strict", cwd=tmp_path)
+    assert clean.returncode == 0 and clean.stderr == ""
+
+
+def test_yaml_ids_typed_as_bool_or_null_are_counted(tmp_path: Path) -> None:
+    golden = write(
+        tmp_path / "g.qrels.yaml", GOLDEN.replace("relevant: [d3]", "relevant: [d3, yes, null]")
+    )
+    write(tmp_path / "b.trec", RUN_B_TREC)
+    r = qrels_lsp("score", golden, tmp_path / "b.trec", "--strict", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "g.qrels.yaml: 2 left out of the scores (2 QR004 wrong-type)" in r.stderr
+
+
+def test_check_on_a_path_it_cannot_classify_is_an_error(tmp_path: Path) -> None:
+    notes = write(tmp_path / "notes.md", "# notes\n")
+    r = qrels_lsp("check", notes, cwd=tmp_path)
+    assert r.returncode == 2 and "notes.md" in r.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = qrels_lsp("check", empty, cwd=tmp_path)
+    assert r.returncode == 2 and "holds no golden set" in r.stderr
+
+
+# -- output formats -----------------------------------------------------------------------------
+
+
+def test_trec_format_is_trec_eval_q_output(tmp_path: Path) -> None:
+    """Names, runid, query order, measure order and rounding of `trec_eval -c -q -m ...`,
+    with pytrec_eval's values (its keys are trec_eval's names)."""
+    golden, _a, b = _files(tmp_path)
+    r = qrels_lsp(
+        "score", golden, b, "--format", "trec", "--metrics", "ndcg@3,recall@3,mrr,map,P@3"
+    )
+    assert r.returncode == 0, r.stderr
+    qrels = {"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}, "q3": {"d4": 1, "d5": 1}}
+    run: dict[str, dict[str, float]] = {}
+    for line in RUN_B_TREC.splitlines():
+        qid, _, doc, _, score, _ = line.split()
+        run.setdefault(qid, {})[doc] = float(score)
+    names = ["map", "recip_rank", "P_3", "recall_3", "ndcg_cut_3"]  # trec_eval's table order
+    measures = {"map", "recip_rank", "P.3", "recall.3", "ndcg_cut.3"}
+    oracle = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    want = [f"{n:<22}\t{q}\t{oracle[q][n]:6.4f}" for q in sorted(qrels) for n in names]
+    want += [f"{'runid':<22}\tall\ttagB", f"{'num_q':<22}\tall\t3"]
+    want += [f"{n:<22}\tall\t{sum(oracle[q][n] for q in qrels) / 3:6.4f}" for n in names]
+    assert r.stdout.splitlines() == want
+    summary = qrels_lsp(
+        "score", golden, b, "--format", "trec", "--summary", "--metrics", "recall@3"
+    )
+    assert summary.stdout.splitlines() == [want[-7], want[-6], want[-2]]
+
+
+def test_markdown_tables_are_followed_by_a_blank_line(tmp_path: Path) -> None:
+    golden, a, b = _files(tmp_path)
+    r = qrels_lsp("score", golden, a, b, "--format", "markdown", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("|") and not lines[i + 1].startswith("|"):
+            assert lines[i + 1] == "", (i, lines[i + 1])
+    assert "### Means" in lines
+    means = lines[lines.index("### Means") + 2 :]
+    assert means[0].startswith("| run |") and means[2].startswith("| a |")
+    assert means[3].startswith("| b |")
+
+
+def test_several_runs_get_their_means_side_by_side_and_summary_only_those(
+    tmp_path: Path,
+) -> None:
+    golden, a, b = _files(tmp_path)
+    full = qrels_lsp("score", golden, a, b, "--metrics", "recall@3,mrr", cwd=tmp_path)
+    summary = qrels_lsp(
+        "score", golden, a, b, "--metrics", "recall@3,mrr", "--summary", cwd=tmp_path
+    )
+    assert full.returncode == summary.returncode == 0
+    assert summary.stdout.splitlines()[0] == "Means"
+    rows = [line.split() for line in summary.stdout.splitlines()[1:] if line]
+    assert rows[0] == ["run", "recall@3", "mrr", "queries"]
+    as_json = json.loads(
+        qrels_lsp("score", golden, a, b, "--metrics", "recall@3,mrr", "--format", "json").stdout
+    )
+    for row, run in zip(rows[1:], as_json["runs"], strict=True):
+        assert row == [
+            run["name"],
+            f"{run['mean']['recall@3']:6.4f}",
+            f"{run['mean']['mrr']:6.4f}",
+            str(run["n_queries"]),
+        ]
+    assert full.stdout.endswith(summary.stdout)
+    assert "q1" not in summary.stdout
+
+
+def test_recall_with_k_means_recall_at_k(tmp_path: Path) -> None:
+    golden, a, _b = _files(tmp_path)
+    for metrics in ("recall", "recall@k"):
+        r = qrels_lsp("score", golden, a, "-k", "2", "--metrics", metrics, "--format", "json")
+        assert r.returncode == 0, r.stderr
+        assert list(json.loads(r.stdout)["runs"][0]["mean"]) == ["recall@2"]
+    r = qrels_lsp("score", golden, a, "--metrics", "recall", "--format", "json")
+    assert list(json.loads(r.stdout)["runs"][0]["mean"]) == ["recall@3"]  # the golden set's k
+
+
+def test_demo_prints_each_finding_once() -> None:
+    r = qrels_lsp("demo")
+    assert r.returncode == 0, r.stderr
+    findings = [line for line in r.stdout.splitlines() if re.match(r"  \S+:\d+:\d+: ", line)]
+    assert findings and len(findings) == len(set(findings))
+
+
+def test_trec_eval_fixtures_in_trec_format() -> None:
+    """trec_eval's own test files: the `all` lines equal its expected output (out.test) for
+    the measures both compute."""
+    data = SHARED_DATA / "trec_eval"
+    r = qrels_lsp(
+        "score",
+        data / "qrels.test",
+        data / "results.test",
+        "--format",
+        "trec",
+        "--summary",
+        "--metrics",
+        "map,mrr,P@5,P@10,P@100,P@1000",
+    )
+    assert r.returncode == 0, r.stderr
+    expected = {
+        tuple(line.split("\t")[::2])
+        for line in (data / "out.test").read_text().splitlines()
+        if line.split("\t")[0].strip() in {"runid", "num_q", "map", "recip_rank"}
+        or re.fullmatch(r"P_(5|10|100|1000)\s*", line.split("\t")[0])
+    }
+    got = {tuple(line.split("\t")[::2]) for line in r.stdout.splitlines()}
+    assert got == expected
