@@ -218,3 +218,21 @@ def test_trec_eval_fixtures_in_trec_format() -> None:
     }
     got = {tuple(line.split("\t")[::2]) for line in r.stdout.splitlines()}
     assert got == expected
+
+
+def test_messages_about_a_trec_qrels_name_its_qrels_table(tmp_path: Path) -> None:
+    """A TREC qrels file has no `runs:` or `corpus:` of its own: messages point at `[[qrels]]`."""
+    from qrels_lsp.core.base.boundary import Boundary
+    from qrels_lsp.core.project.analysis import Project
+    from qrels_lsp.core.project.config import load_config
+    from qrels_lsp.ide.lenses import lens_groups
+
+    qrels = write(tmp_path / "test.qrels", "q1 0 d1 1\nq2 0 d2 1\n")
+    for args in (["score", qrels], ["score", qrels, "--baseline", "bm25"]):
+        r = qrels_lsp(*args, cwd=tmp_path)
+        assert r.returncode == 2 and "[[qrels]]" in r.stderr, r.stderr
+        assert "`runs:`" not in r.stderr and "`corpus:`" not in r.stderr
+    analysis = Project(load_config(tmp_path), boundary=Boundary.of([tmp_path])).analyse(qrels)
+    assert analysis is not None
+    [header] = lens_groups(analysis)[0][1]
+    assert "no runs" in header and "[[qrels]]" in header and "`runs:`" not in header

@@ -199,9 +199,10 @@ def notes_of(r: RunResult, cell: Callable[[str], str] = log_text) -> list[str]:
 
 def corpus_problem(ctx: QrelsContext) -> str:
     from ..core.formats.corpus import CorpusError
+    from ..ide.present import corpus_hint
 
     if ctx.corpus_path is None:
-        return "the golden set names none (`corpus:`)"
+        return corpus_hint(ctx)
     if isinstance(ctx.corpus, CorpusError):
         return f"{ctx.corpus_path}: {ctx.corpus.message}"
     return f"{ctx.corpus_path} could not be indexed"

@@ -149,10 +149,9 @@ def _golden(
 def _results(args: argparse.Namespace, project: Project, ctx: QrelsContext) -> list[RunResult]:
     run_paths = [p.resolve() for p in args.runs] or ctx.run_paths
     if not run_paths and not args.baseline:
-        raise UsageError(
-            f"no runs for {args.golden}: name them after it, list them under `runs:` in it, "
-            "or name it with `qrels:` in a run"
-        )
+        from ..ide.present import runs_hint
+
+        raise UsageError(f"no runs for {args.golden}: name them after it, or {runs_hint(ctx)}")
     results = [project.score_run(ctx, p, fast=True) for p in run_paths]
     if args.baseline:
         base = project.baseline(ctx, build=True)

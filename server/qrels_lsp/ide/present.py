@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from ..core.base.escape import md_block, md_code, md_text
+from ..core.formats import get
 from ..core.formats.corpus import Document
 from ..core.metrics import MEASURES, Metric, format_value, ndcg_explain, query_scores
 from ..core.model import Qrels, Query, rank_in_list
@@ -95,13 +96,25 @@ def run_summary(r: RunResult, k: int) -> str:
     return text
 
 
-NO_RUNS = "no runs: list them under `runs:`, or name this file with `qrels:` in a run"
+def runs_hint(ctx: QrelsContext) -> str:
+    """Where this file's runs are named: in a golden set YAML itself or in a run's `qrels:`;
+    for TREC/BEIR qrels (no keys of their own) in the configuration."""
+    if get(ctx.kind).yaml:
+        return "list them under `runs:`, or name this file with `qrels:` in a run"
+    return "list them as `runs` of this file's `[[qrels]]` table in qrels-lsp.toml"
+
+
+def corpus_hint(ctx: QrelsContext) -> str:
+    """Where this file's corpus is named."""
+    if get(ctx.kind).yaml:
+        return "the golden set names none (`corpus:`)"
+    return "none is named (`corpus` of this file's `[[qrels]]` table in qrels-lsp.toml)"
 
 
 def header_titles(ctx: QrelsContext, runs: Sequence[RunResult]) -> list[str]:
     """The first line's lenses: the counts, then each run by name with its means."""
     if not runs:
-        return [f"{counts(ctx)} · {NO_RUNS}"]
+        return [f"{counts(ctx)} · no runs: {runs_hint(ctx)}"]
     if len(runs) == 1:
         return [f"{counts(ctx)} · {runs[0].name}: {run_summary(runs[0], ctx.k)}"]
     return [counts(ctx)] + [f"{r.name}: {run_summary(r, ctx.k)}" for r in runs]
