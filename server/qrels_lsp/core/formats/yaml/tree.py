@@ -9,15 +9,18 @@ editor keeps its diagnostics and lenses for the part above the cursor.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-
-import yaml
-from yaml.resolver import Resolver
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from ...base.files import QR006
 from ...base.findings import Finding, Severity, declare, finding
 from ...base.text import Span
+
+if TYPE_CHECKING:
+    import yaml
 
 declare(
     "QR001",
@@ -45,12 +48,25 @@ declare(
 )
 
 
-try:
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - libyaml missing: pure-Python parser, same events
-    _Loader = yaml.SafeLoader
+@functools.cache
+def _pyyaml() -> ModuleType:
+    """PyYAML, imported when the first YAML text is read rather than at start-up: the language
+    server answers ``initialize`` before any file is open, and PyYAML is a sixth of its imports."""
+    import yaml
 
-_resolver = Resolver()
+    return yaml
+
+
+@functools.cache
+def _loader() -> type:
+    """libyaml's parser when PyYAML has it (same events as the pure-Python one, far faster)."""
+    yaml = _pyyaml()
+    return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _resolver() -> yaml.resolver.Resolver:
+    return _pyyaml().resolver.Resolver()  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +93,7 @@ class _TooLarge(Exception):
 
 def implicit_type(value: str) -> str:
     """What YAML 1.1 reads an unquoted ``value`` as: int, float, bool, null, str..."""
-    tag: str = _resolver.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
+    tag: str = _resolver().resolve(_pyyaml().ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
     return tag.rsplit(":", 1)[-1]
 
 
@@ -189,7 +205,7 @@ def _scalar_from_event(text: str, ev: yaml.ScalarEvent) -> YScalar:
 
 
 def _events(text: str) -> Iterator[yaml.Event]:
-    return yaml.parse(text, Loader=_Loader)
+    return _pyyaml().parse(text, Loader=_loader())  # type: ignore[no-any-return]
 
 
 def parse_yaml(text: str, limits: YamlLimits = DEFAULT_LIMITS) -> YamlDoc:
@@ -225,13 +241,14 @@ def _reader_error_span(text: str, exc: yaml.YAMLError) -> Span:
     position = getattr(exc, "position", None)
     if not isinstance(position, int):
         return Span(0, min(1, len(text)))
-    if _Loader is not yaml.SafeLoader:
+    if _loader() is not _pyyaml().SafeLoader:
         position = len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "ignore"))
     position = max(0, min(position, len(text)))
     return Span(position, min(position + 1, len(text)))
 
 
 def _parse_yaml(text: str, limits: YamlLimits) -> YamlDoc:
+    yaml = _pyyaml()
     findings: list[Finding] = []
     stack: list[YMap | YSeq] = []
     pending_key: list[YNode | None] = []
