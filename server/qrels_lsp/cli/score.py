@@ -80,6 +80,10 @@ def run(args: argparse.Namespace) -> int:
         model.k = args.k
     if args.relevance_level is not None:
         model.relevance_level = args.relevance_level
+        if args.relevance_level < 0:
+            from ..core.formats.golden import negative_level_note
+
+            print(f"qrels-lsp score: {negative_level_note(args.relevance_level)}", file=sys.stderr)
     ctx = project.context(args.golden, kind, model)
     if grades is not None:
         ctx.grades = grades
