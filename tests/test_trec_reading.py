@@ -336,3 +336,14 @@ def test_relevance_level_below_zero_is_explained() -> None:
     (f,) = [f for f in parse_golden(text).findings if f.code == "QR313"]
     assert text[f.span.start : f.span.end] == "-1"
     assert "unjudged document as relevant" in f.message
+
+
+def test_editor_messages_escape_invalid_bytes() -> None:
+    from qrels_lsp.lsp.convert import Positions, diagnostic
+
+    text = b"q1 0 d\xff 1\nq1 0 d\xff 1\n".decode("utf-8", "surrogateescape")
+    (dup,) = parse_trec_qrels(text).findings
+    d = diagnostic(dup, Positions(text, "utf-16"), "file:///qrels", {})
+    assert "d\\xff" in d.message
+    d.message.encode("utf-8")  # valid Unicode: strict JSON readers take it
+    assert all(r.message.encode("utf-8") for r in d.related_information or [])
