@@ -347,3 +347,18 @@ def test_editor_messages_escape_invalid_bytes() -> None:
     assert "d\\xff" in d.message
     d.message.encode("utf-8")  # valid Unicode: strict JSON readers take it
     assert all(r.message.encode("utf-8") for r in d.related_information or [])
+
+
+def test_score_with_a_negative_level_says_how_trec_eval_differs(tmp_path: Path) -> None:
+    (tmp_path / "q.qrels").write_text("q 0 a 1\nq 0 b 0\n")
+    (tmp_path / "r.run").write_text("q Q0 x 1 3 t\nq Q0 a 2 2 t\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "qrels_lsp.cli", "score", "q.qrels", "r.run", "-l", "-1"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "trec_eval -l -1 counts every retrieved unjudged document as relevant" in r.stderr

@@ -29,8 +29,9 @@ def order_by_score(scores: Mapping[str, float]) -> list[str]:
     inconsistent, so the order is the one C's sort makes of it: :func:`_glibc_order`.
     """
     ids = list(scores)
-    key = None if all(d.isascii() for d in ids) else c_bytes
-    if any(math.isnan(s) for s in scores.values()):
+    key = None if "".join(ids).isascii() else c_bytes  # (one C pass: this runs per query)
+    total = sum(scores.values())
+    if total != total and any(math.isnan(s) for s in scores.values()):  # (or inf - inf)
         return _glibc_order(scores, key or str.encode)
     if key is None:
         return [d for _, d in sorted(zip(scores.values(), ids, strict=True), reverse=True)]
