@@ -40,8 +40,8 @@ QRELS = (
 
 def test_trec_qrels_findings_and_spans() -> None:
     q = parse_trec_qrels(QRELS)
-    assert codes(q.findings) == ["QR302", "QR303", "QR301", "QR301", "QR301"]
-    grade, dup, short, extra, bad = q.findings
+    assert codes(q.findings) == ["QR302", "QR303", "QR301", "QR301", "QR306", "QR310"]
+    grade, dup, short, extra, bad, blank = q.findings
     assert where(QRELS, grade.span) == (2, 11, 2, 14)
     assert "trec_eval reads it as 2" in grade.message
     assert where(QRELS, dup.span) == (3, 5, 3, 9)
@@ -52,7 +52,8 @@ def test_trec_qrels_findings_and_spans() -> None:
     assert "found 3" in short.message and "grade" in short.message
     assert where(QRELS, extra.span) == (5, 10, 5, 15)
     assert where(QRELS, bad.span) == (6, 8, 6, 9)
-    assert "grade" in bad.message
+    assert "grade" in bad.message and "reads it as 0" in bad.message  # atol('x'): judged, 0
+    assert where(QRELS, blank.span) == (7, 0, 7, 0)  # trec_eval refuses a blank qrels line
 
 
 def test_trec_qrels_model() -> None:
@@ -64,7 +65,7 @@ def test_trec_qrels_model() -> None:
     assert where(QRELS, q1.span) == (1, 0, 1, 2)
     assert where(QRELS, q1.block) == (1, 0, 8, 11)
     assert QRELS[q1.judgments[1].span.start : q1.judgments[1].span.end] == "doc#2"
-    assert q.queries["q2"].grades() == {"d3": 1}
+    assert q.queries["q2"].grades() == {"d3": 1, "d4": 0}
     assert read_trec_qrels_grades(QRELS) == q.grades()
 
 
@@ -91,7 +92,7 @@ RUN = (
 
 def test_trec_run_findings_and_spans() -> None:
     r = parse_trec_run(RUN)
-    assert codes(r.findings) == ["QR203", "QR301", "QR301", "QR301", "QR204"]
+    assert codes(r.findings) == ["QR203", "QR301", "QR301", "QR311", "QR204"]
     dup, score, short, nan, order = r.findings
     assert where(RUN, dup.span) == (2, 6, 2, 9)
     assert where(RUN, dup.related[0].span) == (0, 6, 0, 9)
@@ -110,7 +111,7 @@ def test_trec_run_model() -> None:
     r = parse_trec_run(RUN)
     assert r.name == "tag😀"
     assert r.name_span is not None and where(RUN, r.name_span) == (0, 16, 0, 20)
-    assert r.ranked_ids() == {"q1": ["B", "文档A", "C"], "q2": ["F"]}
+    assert r.ranked_ids() == {"q1": ["B", "文档A", "C"], "q2": ["F", "E"]}  # E: NaN, kept
     q1 = r.rankings["q1"]
     assert [d.score for d in q1.docs] == [3.0, 2.0, 0.0]
     assert [d.rank for d in q1.docs] == [2, 1, 4]

@@ -43,7 +43,7 @@ SOURCES = [
 ]
 
 # Characters that matter to these formats, plus some that break naive code.
-SPECIAL = ' \t\r\n\v\f#<>/"{}:,._-0123456789eE+Q\x00\x1c\x85\xa0\u2028\u3000\ufeff😀文'
+SPECIAL = ' \t\r\n\v\f#<>/"{}:,._-0123456789eE+Q\x00\x1c\x85\xa0\u2028\u3000\ufeff😀文xpRn١\udcff'
 
 
 @cache
@@ -158,6 +158,7 @@ def test_fast_paths_agree_with_parsers(text: str) -> None:
 # Runs as retrievers write them: six plain fields, queries grouped or interleaved, tied and
 # repeated scores, and now and then what must send the reader off its strict path.
 SCORES = ["1", "1.0", "2.5", "-3", ".5", "5.", "1e3", "inf", "-inf", "nan", "0x10", "1_0", "7"]
+SCORES += ["0x1p1", "NaN(x)", "1e", "٣", "1e400", "-0", "0"]
 
 
 @st.composite
@@ -175,7 +176,10 @@ def plain_run(draw: Any) -> str:
     )
     if draw(st.booleans()):
         rows.sort(key=lambda r: r[0])
-    lines = [f"{q} Q0 {d} {i} {s} tag" for i, (q, d, s) in enumerate(rows, start=1)]
+    blank = draw(st.sampled_from([" ", "\t", "\t\t", " \t"]))  # trec_eval: tabs are spaces
+    lines = [
+        blank.join([q, "Q0", d, str(i), s, "tag"]) for i, (q, d, s) in enumerate(rows, start=1)
+    ]
     if draw(st.booleans()):  # one line off the strict path: a seventh field, a comment, a gap
         i = draw(st.integers(0, len(lines) - 1))
         lines[i] = draw(st.sampled_from([lines[i] + " extra", "#" + lines[i], ""]))
@@ -186,6 +190,13 @@ def plain_run(draw: Any) -> str:
 @given(plain_run())
 def test_strict_run_path_agrees_with_the_parser(text: str) -> None:
     assert read_trec_run_ids(text) == parse_trec_run(text).ranked_ids()
+
+
+@SETTINGS
+@given(plain_run())
+def test_tabs_never_make_a_trec_run_beir(text: str) -> None:
+    if parse_trec_run(text).rankings:
+        assert sniff_trec_kind(text) in ("trec-run", None)  # None: a first line trec_eval refuses
 
 
 def test_plain_runs_take_the_strict_path() -> None:

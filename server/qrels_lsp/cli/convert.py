@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except convert.ConversionError as exc:
         raise UsageError(str(exc)) from exc
-    args.output.write_text(result, encoding="utf-8")
+    args.output.write_text(result, encoding="utf-8", errors="surrogateescape")
     if kind == "golden" and not to_yaml:
         # TREC qrels have no line for a question without judgments (unanswerable, or not yet
         # linked): say which ones were left out rather than drop them silently.
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     if topics is not None and args.topics is not None and not to_yaml:
-        args.topics.write_text(topics, encoding="utf-8")
+        args.topics.write_text(topics, encoding="utf-8", errors="surrogateescape")
     print(
         f"wrote {log_text(args.output)}"
         + (

@@ -135,6 +135,10 @@ def _golden(
         model.k = args.k
     if args.relevance_level is not None:
         model.relevance_level = args.relevance_level
+        if args.relevance_level < 0:
+            from ..core.formats.golden import negative_level_note
+
+            say(args.golden, negative_level_note(args.relevance_level))
     ctx = project.context(args.golden, fmt.name, model)
     if grades is not None:
         ctx = replace(ctx, grades=grades, grades_since=None)

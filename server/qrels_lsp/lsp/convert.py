@@ -11,6 +11,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
+from ..core.base.escape import valid_text
 from ..core.base.findings import Finding, Fix, TextEdit
 from ..core.base.text import Encoding, Span, line_index
 from ..core.codes import CODES
@@ -88,13 +89,13 @@ def diagnostic(
         related.append(
             types.DiagnosticRelatedInformation(
                 location=types.Location(uri=target_uri, range=target_pos.range(r.span)),
-                message=r.message,
+                message=valid_text(r.message),
             )
         )
     check = CODES.get(f.code)
     return types.Diagnostic(
         range=pos.range(f.span),
-        message=f.message,
+        message=valid_text(f.message),
         severity=types.DiagnosticSeverity(int(f.severity)),
         code=f.code,
         code_description=(

@@ -18,6 +18,8 @@ from typing import Any
 
 def _escape_char(c: str) -> str:
     code = ord(c)
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte kept by surrogateescape: shown as the byte
+        return f"\\x{code - 0xDC00:02x}"
     if code < 0x100:
         return f"\\x{code:02x}"
     if code < 0x10000:
@@ -103,9 +105,25 @@ def md_block(text: str, language: str = "text") -> str:
     return f"{fence}{language}\n{body}\n{fence}"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """``text`` as valid Unicode: each lone surrogate (an undecodable byte of a TREC id, kept so
+    that ids compare as trec_eval compares them) written as an escape, ``\\xff`` for byte 0xff.
+    For messages to an editor: JSON would carry a surrogate as ``\\udcff``, which strict JSON
+    readers refuse."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub(lambda m: _escape_char(m.group()), text)
+
+
 def json_text(doc: Any, indent: int | None = 2) -> str:
     """JSON for a CI log: the same data, with ``##[`` written as ``#\\u0023[`` (a JSON escape,
     so parsers read the very same strings) because GitHub's runner takes ``##[`` anywhere on a
     line for a command. Line breaks inside strings are escaped by JSON itself, and no line of
-    indented JSON starts with ``::``."""
-    return json.dumps(doc, indent=indent, ensure_ascii=False).replace("##[", "#\\u0023[")
+    indented JSON starts with ``::``. A lone surrogate (an invalid byte of a TREC id) is written
+    as its ``\\udcXX`` escape, which JSON parsers read back as the same string: raw, it could not
+    be written as UTF-8 at all."""
+    text = json.dumps(doc, indent=indent, ensure_ascii=False).replace("##[", "#\\u0023[")
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

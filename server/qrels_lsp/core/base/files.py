@@ -78,6 +78,12 @@ def read_regular(path: Path, limit: int) -> tuple[bytes | None, str | None]:
         os.close(fd)
 
 
+STRUCTURED_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".toml")
+"""Files whose parsers read text, not bytes: their BOM is dropped and invalid UTF-8 shown as
+U+FFFD. Any other file may be a TREC file (they carry any name), read as trec_eval reads it:
+bytes kept (see :func:`~.text.decode`)."""
+
+
 def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> tuple[str | None, str | None]:
     """A text file's content, or why it cannot be had (too large, not a file, unreadable).
 
@@ -95,5 +101,5 @@ def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> tuple[str | None, str 
         return None, f"larger than {limit // MiB} MiB"
     if b"\x00" in data[:8192]:
         return None, "a binary file (it holds NUL bytes)"
-    text, problems = decode(data)
+    text, problems = decode(data, keep_bytes=not path.name.lower().endswith(STRUCTURED_SUFFIXES))
     return text, "; ".join(problems) or None

@@ -201,17 +201,25 @@ def _units(s: str, encoding: Encoding) -> int:
     return len(s.encode("utf-8", "surrogatepass"))
 
 
-def decode(data: bytes) -> tuple[str, list[str]]:
+def decode(data: bytes, *, keep_bytes: bool = False) -> tuple[str, list[str]]:
     """Decode file bytes as UTF-8, never failing.
 
-    A BOM is dropped; invalid bytes become U+FFFD so that offsets stay meaningful. The problems are
-    returned as messages so the caller can report them rather than silently guess.
+    A BOM is dropped; invalid bytes become U+FFFD so that offsets stay meaningful, as editors show
+    them. With ``keep_bytes`` (TREC files, which trec_eval reads as bytes) the BOM stays, as it is
+    part of the first query id to trec_eval, and each invalid byte becomes a lone surrogate
+    (Python's ``surrogateescape``), so that two ids differing only in invalid bytes stay two ids.
+    The problems are returned as messages so the caller can report them rather than silently guess.
     """
     problems: list[str] = []
-    if data.startswith(b"\xef\xbb\xbf"):
+    if data.startswith(b"\xef\xbb\xbf") and not keep_bytes:
         data = data[3:]
     try:
         return data.decode("utf-8"), problems
     except UnicodeDecodeError as exc:
+        if keep_bytes:
+            problems.append(
+                f"invalid UTF-8 at byte {exc.start}; ids are compared as bytes, as trec_eval does"
+            )
+            return data.decode("utf-8", "surrogateescape"), problems
         problems.append(f"invalid UTF-8 at byte {exc.start}; undecodable bytes shown as U+FFFD")
         return data.decode("utf-8", "replace"), problems

@@ -36,6 +36,25 @@ declare(
     "A grade that is not an integer.",
     drops=True,
 )
+declare(
+    "QR313",
+    "relevance-level-negative",
+    Severity.WARNING,
+    "golden set",
+    "A negative relevance level, for which trec_eval counts unjudged documents as relevant.",
+)
+
+
+def negative_level_note(level: int) -> str:
+    """What a relevance level below 0 means to trec_eval and here (the golden set's finding and
+    ``score -l``'s note): trec_eval marks a retrieved document missing from the qrels -1 (and a
+    negative grade -2) and compares those marks with the level as if they were grades."""
+    unjudged = "unjudged document" + (" and every negative grade" if level <= -2 else "")
+    return (
+        f"relevance level {level}: trec_eval -l {level} counts every retrieved {unjudged} as "
+        "relevant (its marks for them are -1 and -2, compared as grades); qrels-lsp counts only "
+        "judgments with a grade of 0 or more, so its numbers differ from trec_eval's"
+    )
 
 
 GOLDEN_KEYS: dict[str, str] = {
@@ -79,6 +98,8 @@ def parse_golden(text: str) -> Qrels:
             p.add(
                 "QR004", node.span, f"`relevance_level` must be an integer, found {describe(node)}."
             )
+        elif level < 0:
+            p.add("QR313", node.span, negative_level_note(level) + ".")
         qrels.relevance_level = level
     if "runs" in top:
         qrels.runs = p.refs(top["runs"][1], "Each entry of `runs`")

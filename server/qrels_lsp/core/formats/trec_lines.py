@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Literal
 
-from ..base.findings import Related, Severity, declare, finding
+from ..base.findings import Finding, Related, Severity, declare, finding
 from ..base.text import LineIndex, Span
 from ..model import Judgment, Qrels, Query
 from .format import EditRefused
@@ -36,20 +36,56 @@ declare(
     "The same (query, document) judged twice.",
     drops=True,
 )
+declare(
+    "QR304",
+    "bom-in-query-id",
+    Severity.WARNING,
+    "TREC",
+    "A byte order mark, which trec_eval reads as part of the first query id.",
+)
+declare(
+    "QR305",
+    "lone-carriage-return",
+    Severity.WARNING,
+    "TREC",
+    "A CR alone: a line break to editors, a blank inside the line to trec_eval.",
+)
+declare(
+    "QR306",
+    "grade-without-digits",
+    Severity.WARNING,
+    "TREC qrels",
+    "A grade with no digits, which trec_eval reads as 0 (judged, not relevant).",
+)
+declare(
+    "QR307",
+    "grade-out-of-range",
+    Severity.ERROR,
+    "TREC qrels",
+    "A grade beyond C's long: clamped, and trec_eval fails on it.",
+)
 
 
-# trec_eval splits fields on C's isspace (line breaks are handled as lines here).
-FIELD = re.compile(r"[^ \t\v\f]+")
+# trec_eval splits a line into fields on C's isspace, and lines at ``\n`` alone: a CR (of CRLF, or
+# a lone one) is a blank like a space. Non-ASCII bytes are never blanks (the C locale).
+BLANKS = " \t\v\f\r"
+FIELD = re.compile(r"[^ \t\v\f\r\n]+")
 # Characters str.split() treats as whitespace but trec_eval does not: their presence sends the fast
 # paths to the exact splitter so that they agree with the full parsers.
 EXOTIC_WS = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
-ATOL = re.compile(r"[ \t\v\f]*([+-]?\d+)")
-# ``\d+(?:\.\d*)?`` rather than the equivalent ``\d+\.?\d*``: the latter splits a run of digits
-# between its two quantifiers in every way before a fullmatch fails (quadratic on a long field).
+# C's strtol/strtod, ASCII digits only (Python's \d and int() also take ``١`` or ``٣``).
+ATOL = re.compile(r"[ \t\n\v\f\r]*([+-]?)([0-9]+)")
+# strtod's forms, hex first (else ``0x1p1`` would be read as its leading 0). ``[0-9]+(?:\.[0-9]*)?``
+# rather than ``[0-9]+\.?[0-9]*``: the latter splits a run of digits between its two quantifiers
+# in every way before a fullmatch fails (quadratic on a long field).
+_HEX = r"0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+_DEC = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 ATOF = re.compile(
-    r"[ \t\v\f]*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?inf(?:inity)?)", re.I
+    rf"[ \t\n\v\f\r]*([+-]?)(?:({_HEX})|({_DEC})|(inf(?:inity)?)|(nan(?:\([0-9a-zA-Z_]*\))?))",
+    re.I,
 )
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1  # C's long on the 64-bit systems trec_eval runs on
 
 QRELS_COLUMNS = ("query", "iteration", "document", "grade")
 RUN_COLUMNS = ("query", "Q0", "document", "rank", "score", "tag")
@@ -60,12 +96,51 @@ BEIR_COLUMNS = ("query-id", "corpus-id", "score")
 
 
 def text_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, content) of each line, split at the LSP's breaks: ``\\n``, ``\\r\\n``, ``\\r``."""
+    """(offset, content) of each line, split at the LSP's breaks: ``\\n``, ``\\r\\n``, ``\\r``
+    (BEIR TSV and topics files, which Python's readers split so; a leading BOM is skipped)."""
     start = 1 if text.startswith("\ufeff") else 0
     for m in LINE_BREAK.finditer(text, start):
         yield start, text[start : m.start()]
         start = m.end()
     yield start, text[start:]
+
+
+def trec_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, content) of each line as trec_eval splits them: at ``\\n`` only. The CR of a CRLF
+    is left out of the content (it is a blank to trec_eval); a lone CR stays inside its line, and
+    a BOM stays in the first line (trec_eval reads both as part of the text)."""
+    start = 0
+    find = text.find
+    while True:
+        end = find("\n", start)
+        if end == -1:
+            yield start, text[start:].removesuffix("\r")
+            return
+        yield start, text[start : end - 1 if end > start and text[end - 1] == "\r" else end]
+        start = end + 1
+
+
+def surprises(offset: int, line: str) -> Iterator[Finding]:
+    """What trec_eval reads in a line that an editor does not show: a byte order mark starting
+    the file (part of the first query id) and a lone CR (a blank, not a line break)."""
+    if offset == 0 and line.startswith("\ufeff"):
+        first = FIELD.match(line)
+        qid = first.group() if first is not None else "\ufeff"
+        yield finding(
+            "QR304",
+            Span(0, 1),
+            f"the file starts with a byte order mark, which trec_eval keeps as part of the first "
+            f"query id ({qid!r}, not {qid[1:]!r}), so that query matches no other file's: "
+            "save the file as UTF-8 without a BOM",
+        )
+    cr = line.find("\r")
+    if cr != -1:
+        yield finding(
+            "QR305",
+            Span(offset + cr, offset + cr + 1),
+            "a lone carriage return: editors break the line here, trec_eval reads it as a blank, "
+            "so what follows it is more fields of this line: use a line feed (or CRLF)",
+        )
 
 
 def line_fields(line: str, offset: int) -> list[tuple[str, Span]]:
@@ -85,42 +160,81 @@ def tab_fields(line: str, offset: int) -> list[tuple[str, Span]]:
 
 
 def is_comment(line: str) -> bool:
-    return line.lstrip(" \t\v\f").startswith("#")
+    """A comment line of a run (or a BEIR file): ``#`` as its first non-blank character, as
+    trec_eval's run reader takes it. Qrels comments are stricter (:mod:`.trec_qrels`)."""
+    return line.lstrip(BLANKS).startswith("#")
 
 
-def plain(s: str) -> bool:
-    """Whether Python's int()/float() read ``s`` exactly as C's atol()/atof() would."""
-    return s.isascii() and "_" not in s
+def is_blank(line: str) -> bool:
+    return not line.strip(BLANKS)
+
+
+NumberKind = Literal["decimal", "hex", "inf", "nan", "prefix", "none"]
+
+
+def c_number(s: str) -> tuple[float, NumberKind]:
+    """C's ``atof`` (``strtod``) of ``s`` and what it read: the whole field as a decimal, a hex
+    float or an infinity; a NaN; only a leading number ("prefix"); nothing at all (0.0)."""
+    m = ATOF.match(s)
+    if m is None:
+        return 0.0, "none"
+    sign, hexa, dec, inf, _ = m.groups()
+    kind: NumberKind
+    if hexa is not None:
+        x, kind = _from_hex(hexa), "hex"
+    elif dec is not None:
+        x, kind = float(dec), "decimal"
+    elif inf is not None:
+        x, kind = float("inf"), "inf"
+    else:
+        x, kind = float("nan"), "nan"
+    if sign == "-":
+        x = -x
+    if m.end() != len(s) or m.start(1) != 0:
+        kind = "prefix"
+    return x, kind
+
+
+def _from_hex(s: str) -> float:
+    """``float.fromhex``, which raises where C's strtod gives an infinity (overflow)."""
+    try:
+        return float.fromhex(s)
+    except OverflowError:
+        return float("inf")
+
+
+def atof(s: str) -> tuple[float, bool]:
+    """C's ``atof``, which trec_eval uses for scores; the flag says the text was a plain number
+    (a decimal or an infinity: what every tool reads alike)."""
+    x, kind = c_number(s)
+    return x, kind in ("decimal", "inf")
+
+
+def c_long(s: str) -> tuple[int, bool, bool]:
+    """C's ``atol`` (``strtol``) of ``s``: (value, whether the whole field was an integer, whether
+    the value was out of ``long``'s range and clamped as strtol clamps it)."""
+    m = ATOL.match(s)
+    if m is None:
+        return 0, False, False
+    sign, digits = m.groups()
+    exact = m.end() == len(s) and m.start(1) == 0
+    digits = digits.lstrip("0")
+    if len(digits) > 19:  # past any long (and past int()'s 4,300-digit limit): no int() needed
+        return (LONG_MIN if sign == "-" else LONG_MAX), exact, True
+    value = -int(digits or "0") if sign == "-" else int(digits or "0")
+    clamped = max(LONG_MIN, min(LONG_MAX, value))
+    return clamped, exact, clamped != value
 
 
 def atol(s: str) -> tuple[int, bool]:
     """C's ``atol``, as trec_eval reads grades; the flag says the text was an exact integer."""
-    if plain(s):
-        try:
-            return int(s), True
-        except ValueError:
-            pass
-    m = ATOL.match(s)
-    return (int(m.group(1)), False) if m else (0, False)
+    value, exact, _ = c_long(s)
+    return value, exact
 
 
-def atof(s: str) -> tuple[float, bool]:
-    """C's ``atof``, which trec_eval uses for scores; the flag says the text was a plain number."""
-    if plain(s):
-        try:
-            x = float(s)
-        except ValueError:
-            pass
-        else:
-            return x, x == x
-    m = ATOF.match(s)
-    return (float(m.group(1)), False) if m else (0.0, False)
-
-
-def run_score(s: str) -> float | None:
-    """A run score as trec_eval reads it, or None for NaN, which has no place in an order."""
-    x, _ = atof(s)
-    return None if x != x else x
+def run_score(s: str) -> float:
+    """A run score as trec_eval reads it (C's ``atof``: NaN included)."""
+    return c_number(s)[0]
 
 
 def count_message(columns: tuple[str, ...], found: int, at_least: bool = False) -> str:
@@ -153,15 +267,7 @@ class QrelsBuilder:
     def add(
         self, qid: tuple[str, Span], doc: tuple[str, Span], grade: tuple[str, Span], line: Span
     ) -> None:
-        value, exact = atol(grade[0])
-        if not exact:
-            self.qrels.findings.append(
-                finding(
-                    "QR302",
-                    grade[1],
-                    f"grade {grade[0]!r} is not an integer; trec_eval reads it as {value}",
-                )
-            )
+        value = self._grade(*grade)
         q = self.qrels.queries.get(qid[0])
         if q is None:
             q = self.qrels.queries[qid[0]] = Query(qid=qid[0], span=qid[1], block=line)
@@ -183,6 +289,54 @@ class QrelsBuilder:
             )
         q.judgments.append(Judgment(doc_id=doc[0], grade=value, span=doc[1], grade_span=grade[1]))
 
+    def _grade(self, text: str, span: Span) -> int:
+        """The grade as C's ``atol`` reads it, with a finding where that reading surprises."""
+        value, exact, clamped = c_long(text)
+        if ATOL.match(text) is None:
+            self.qrels.findings.append(
+                finding(
+                    "QR306",
+                    span,
+                    f"the grade {text!r} holds no digits: trec_eval (C's atol) reads it as 0, "
+                    "a judged, non-relevant document; write 0 or the grade meant",
+                )
+            )
+        elif clamped:
+            self.qrels.findings.append(
+                finding(
+                    "QR307",
+                    span,
+                    f"the grade is beyond C's long: trec_eval (atol) clamps it to {value} and "
+                    "then cannot allocate one counter per grade level up to it, so it fails; "
+                    f"qrels-lsp reads {value} too: use a small grade",
+                )
+            )
+        elif not exact:
+            self.qrels.findings.append(
+                finding(
+                    "QR302",
+                    span,
+                    f"grade {text!r} is not an integer; trec_eval reads it as {value}",
+                )
+            )
+        return value
+
+
+def plain(s: str) -> bool:
+    """Whether Python's int()/float() read ``s`` as C's atol()/atof() would (if they read it at
+    all): ASCII digits only, no control characters that Python strips, no ``1_0``."""
+    return s.isascii() and s.isprintable() and "_" not in s
+
+
+def fast_grade(grade: str) -> int:
+    """C's atol of a grade, quickly for the usual short integer."""
+    if len(grade) < 19 and plain(grade):
+        try:
+            return int(grade)
+        except ValueError:
+            pass
+    return c_long(grade)[0]
+
 
 def bad_grade(grade: str) -> bool:
     """A grade with no leading integer at all: most likely a shifted column, not a typo."""
@@ -190,16 +344,15 @@ def bad_grade(grade: str) -> bool:
 
 
 def splitter(text: str) -> Callable[[str], list[str]]:
+    """How the fast paths split a line: str.split() (fast, C) unless the text holds a character
+    it takes for whitespace and trec_eval does not."""
     if EXOTIC_WS.search(text) is None:
         return str.split
     return FIELD.findall
 
 
 def fast_lines(text: str) -> list[str]:
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if "\r" in text:
-        text = LINE_BREAK.sub("\n", text)
+    """The lines of :func:`trec_lines`, without offsets (a CR is left to the field splitter)."""
     return text.split("\n")
 
 
@@ -213,18 +366,22 @@ def _numeric(s: str) -> bool:
 
 
 def sniff_trec_kind(text: str) -> TrecKind | None:
-    """Tell a TREC qrels, a TREC run and a BEIR qrels TSV apart by their first content line."""
+    """Tell a TREC qrels, a TREC run and a BEIR qrels TSV apart by their first content line.
+
+    The whitespace fields decide first, as trec_eval splits tabs and spaces alike: a TREC line
+    with two tabs among its blanks is still TREC. Three tab-separated columns (a header, or ids
+    holding spaces) make BEIR."""
     for _, line in text_lines(text):
         if not line.strip() or is_comment(line):
             continue
         parts = FIELD.findall(line)
-        tabs = line.split("\t")
-        if len(tabs) == 3 and (not _numeric(tabs[2].strip()) or len(parts) == 3):
-            return "beir-qrels"
         if len(parts) >= 6 and _numeric(parts[4]):
             return "trec-run"
         if len(parts) == 4 and ATOL.fullmatch(parts[3]) is not None:
             return "trec-qrels"
+        tabs = line.split("\t")
+        if len(tabs) == 3 and (not _numeric(tabs[2].strip()) or len(parts) == 3):
+            return "beir-qrels"
         if len(parts) == 3 and _numeric(parts[2]):
             return "beir-qrels"
         return None

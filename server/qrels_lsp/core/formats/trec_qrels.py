@@ -3,38 +3,76 @@
 from __future__ import annotations
 
 from ..base.edits import append_line
-from ..base.findings import TextEdit, finding
+from ..base.findings import Finding, Severity, TextEdit, declare, finding
 from ..base.text import Span
 from ..model import Qrels
 from .format import Format
 from .trec_lines import (
+    BLANKS,
     QRELS_COLUMNS,
     QrelsBuilder,
-    atol,
-    bad_grade,
     count_message,
+    fast_grade,
     fast_lines,
     first_fields,
     ids_without_blanks,
-    is_comment,
+    is_blank,
     line_fields,
     missing_span,
-    plain,
     splitter,
-    text_lines,
+    surprises,
+    trec_lines,
+)
+
+declare(
+    "QR308",
+    "comment-read-as-data",
+    Severity.WARNING,
+    "TREC qrels",
+    "A comment trec_eval 10 reads as a judgment line: indented, or the second in a row.",
+)
+declare(
+    "QR309",
+    "comment-ends-qrels",
+    Severity.WARNING,
+    "TREC qrels",
+    "A comment as the last line, on which trec_eval 10 crashes.",
+)
+declare(
+    "QR310",
+    "blank-line-in-qrels",
+    Severity.WARNING,
+    "TREC qrels",
+    "A blank line, for which trec_eval refuses a qrels file.",
 )
 
 
 def parse_trec_qrels(text: str) -> Qrels:
-    """``qid iter docid grade`` lines; ``#`` lines are comments, blank lines are skipped."""
+    """``qid iter docid grade`` lines as trec_eval 10 reads them: fields split at blanks (spaces,
+    tabs, CRs), ``#`` at the very start of a line for a comment, grades by C's ``atol``. Where
+    trec_eval refuses the file or crashes (a blank line, a comment it reads as data, a comment
+    last), the line is skipped and a finding says what trec_eval does."""
     b = QrelsBuilder("trec-qrels")
-    for offset, line in text_lines(text):
-        if not line.strip(" \t\v\f") or is_comment(line):
+    found = b.qrels.findings
+    after_comment = False
+    for offset, line in trec_lines(text):
+        found.extend(surprises(offset, line))
+        if line.startswith("#"):
+            found.extend(_comment_trouble(text, offset, line, after_comment))
+            after_comment = True
+            continue
+        after_comment = False
+        if is_blank(line):
+            if offset < len(text):  # (the empty piece after the final line break is no line)
+                found.append(_blank_line(offset, line))
             continue
         fields = line_fields(line, offset)
-        span = Span(offset, offset + len(line))
+        if fields[0][0].startswith("#"):
+            found.append(_indented_comment(fields))
+            if len(fields) != 4:
+                continue  # read as the comment it was meant to be
         if len(fields) < 4:
-            b.qrels.findings.append(
+            found.append(
                 finding(
                     "QR301", missing_span(line, offset), count_message(QRELS_COLUMNS, len(fields))
                 )
@@ -42,21 +80,61 @@ def parse_trec_qrels(text: str) -> Qrels:
             continue
         if len(fields) > 4:
             extra = Span(fields[4][1].start, fields[-1][1].end)
-            b.qrels.findings.append(
-                finding("QR301", extra, count_message(QRELS_COLUMNS, len(fields)))
-            )
-        if bad_grade(fields[3][0]):
-            b.qrels.findings.append(
-                finding(
-                    "QR301",
-                    fields[3][1],
-                    f"the grade column holds {fields[3][0]!r}, not a number: "
-                    "expected query iteration document grade",
-                )
-            )
-            continue
-        b.add(fields[0], fields[2], fields[3], span)
+            found.append(finding("QR301", extra, count_message(QRELS_COLUMNS, len(fields))))
+        b.add(fields[0], fields[2], fields[3], Span(offset, offset + len(line.rstrip(BLANKS))))
     return b.qrels
+
+
+def _comment_trouble(text: str, offset: int, line: str, after_comment: bool) -> list[Finding]:
+    """trec_eval 10 skips one comment line, then parses the next line as a judgment: a second
+    comment in a row is read as data, and a comment with nothing after it makes it read past its
+    buffer (a segmentation fault). qrels-lsp skips the comment and says so."""
+    span = Span(offset, offset + 1)
+    if after_comment:
+        return [
+            finding(
+                "QR308",
+                span,
+                "a second comment line in a row: trec_eval 10 skips one comment line at a time "
+                "and reads this one as a judgment (and refuses the file unless it has exactly "
+                "four fields); qrels-lsp skips it: keep one comment line between judgments, or "
+                "join them",
+            )
+        ]
+    end = text.find("\n", offset)
+    if end == -1 or end + 1 == len(text):
+        return [
+            finding(
+                "QR309",
+                span,
+                "a comment as the last line: trec_eval 10 reads past the end of the file after "
+                "it and crashes (segmentation fault); qrels-lsp skips it: move it up or remove it",
+            )
+        ]
+    return []
+
+
+def _blank_line(offset: int, line: str) -> Finding:
+    return finding(
+        "QR310",
+        Span(offset, offset + len(line)),
+        "a blank line: trec_eval reads every qrels line as a judgment and refuses the file "
+        "(Malformed line); qrels-lsp skips it: remove it",
+    )
+
+
+def _indented_comment(fields: list[tuple[str, Span]]) -> Finding:
+    """``#`` after blanks is no comment to trec_eval 10: it is a query id."""
+    if len(fields) == 4:
+        what = f"reads it as a judgment of query {fields[0][0]!r}, and so does qrels-lsp"
+    else:
+        what = "reads it as data and refuses the file (Malformed line); qrels-lsp skips it"
+    return finding(
+        "QR308",
+        fields[0][1],
+        f"a comment after blanks: trec_eval 10 takes '#' as a comment only at the very start of "
+        f"a line, so it {what}: remove the blanks before '#'",
+    )
 
 
 def read_trec_qrels_grades(text: str) -> dict[str, dict[str, int]]:
@@ -65,22 +143,13 @@ def read_trec_qrels_grades(text: str) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for line in fast_lines(text):
         parts = split(line)
-        if len(parts) < 4 or parts[0].startswith("#"):
+        if len(parts) < 4 or line.startswith("#") or (parts[0][0] == "#" and len(parts) != 4):
             continue
-        grade = parts[3]
-        try:
-            value = int(grade) if plain(grade) else None
-        except ValueError:
-            value = None
-        if value is None:
-            if bad_grade(grade):
-                continue
-            value = atol(grade)[0]
         q = out.get(parts[0])
         if q is None:
             q = out[parts[0]] = {}
         if parts[2] not in q:
-            q[parts[2]] = value
+            q[parts[2]] = fast_grade(parts[3])
     return out
 
 

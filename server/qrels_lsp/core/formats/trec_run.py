@@ -14,21 +14,39 @@ from ..metrics import order_by_score, trec_eval_order
 from ..model import Ranking, Retrieved, Run
 from .format import Format
 from .trec_lines import (
+    BLANKS,
     RUN_COLUMNS,
-    atof,
+    NumberKind,
     atol,
+    c_number,
     count_message,
     fast_lines,
     first_fields,
+    is_blank,
     is_comment,
     line_fields,
     missing_span,
     plain,
     run_score,
     splitter,
-    text_lines,
+    surprises,
+    trec_lines,
 )
 
+declare(
+    "QR311",
+    "score-nan",
+    Severity.WARNING,
+    "TREC run",
+    "A NaN score: trec_eval keeps the line, where it ranks depends on its C library's sort.",
+)
+declare(
+    "QR312",
+    "score-hex-float",
+    Severity.WARNING,
+    "TREC run",
+    "A hexadecimal float score, which C reads and Python's float() refuses.",
+)
 declare(
     "QR204",
     "run-rank-order",
@@ -60,28 +78,44 @@ def _run_line(line: str, offset: int, run: Run) -> tuple[tuple[str, Span], _Line
         )
         return None
     (qid, qspan), _, (doc, dspan), (rank, rspan), (score_text, sspan), tag = fields[:6]
-    score, plain = atof(score_text)
-    if score != score:
-        run.findings.append(
-            finding(
-                "QR301", sspan, "the score is NaN, which has no place in a ranking: use a number"
-            )
-        )
-        return None
-    if not plain:
-        run.findings.append(
-            finding(
-                "QR301",
-                sspan,
-                f"the score column holds {score_text!r}, not a number; trec_eval reads it as "
-                f"{score!r} and ranks the document accordingly",
-            )
-        )
+    score, kind = c_number(score_text)
+    problem = _score_problem(score_text, score, kind, sspan)
+    if problem is not None:
+        run.findings.append(problem)
     if run.name is None:
         run.name, run.name_span = tag
     rank_value, exact = atol(rank)
     retrieved = Retrieved(doc, dspan, score, rank_value if exact else None)
     return (qid, qspan), _Line(retrieved, score, rspan)
+
+
+def _score_problem(text: str, score: float, kind: NumberKind, span: Span) -> Finding | None:
+    """What to say of a score C's atof reads otherwise than a reader would expect."""
+    if kind == "nan":
+        return finding(
+            "QR311",
+            span,
+            "the score is NaN: trec_eval keeps the line, and as NaN is neither above nor below "
+            "any score, where it ranks the document depends on its C library's sort (qrels-lsp "
+            "ranks it as glibc's merge sort does); Python tools refuse it or rank it otherwise: "
+            "use a number",
+        )
+    if kind == "hex":
+        return finding(
+            "QR312",
+            span,
+            f"the score {text!r} is a hexadecimal float: trec_eval (C's atof) reads it as "
+            f"{score!r}, but tools that read scores with Python's float() refuse it: write "
+            f"{score!r}",
+        )
+    if kind in ("prefix", "none"):
+        return finding(
+            "QR301",
+            span,
+            f"the score column holds {text!r}, not a number; trec_eval reads it as "
+            f"{score!r} and ranks the document accordingly",
+        )
+    return None
 
 
 def _rank_order_finding(qid: str, ordered: list[_Line]) -> Finding | None:
@@ -109,15 +143,16 @@ def parse_trec_run(text: str) -> Run:
     run = Run(format="trec-run")
     per_query: dict[str, list[_Line]] = {}
     first: dict[tuple[str, str], Span] = {}
-    for offset, line in text_lines(text):
-        if not line.strip(" \t\v\f") or is_comment(line):
+    for offset, line in trec_lines(text):
+        run.findings.extend(surprises(offset, line))
+        if is_blank(line) or is_comment(line):
             continue
         parsed = _run_line(line, offset, run)
         if parsed is None:
             continue
         (qid, qspan), rl = parsed
         ranking = run.rankings.get(qid)
-        line_span = Span(offset, offset + len(line))
+        line_span = Span(offset, offset + len(line.rstrip(BLANKS)))
         if ranking is None:
             ranking = run.rankings[qid] = Ranking(qid=qid, span=qspan, block=line_span)
             per_query[qid] = []
@@ -163,10 +198,10 @@ _NOT_STRICT = ("#", "\r", "\x1c", "\x1d", "\x1e", "\x1f")
 
 
 def _read_strict_run(text: str) -> dict[str, dict[str, float]]:
-    """The common case in one tight loop: every line exactly six plain fields, no NaN.
+    """The common case in one tight loop: every line exactly six plain fields.
 
     Raises ValueError on anything else (a short or long line, a blank line, a score float() does
-    not read, a NaN) so that the caller falls back to the lenient reader: never a wrong answer,
+    not read) so that the caller falls back to the lenient reader: never a wrong answer,
     only a slower one. Run files are grouped by query, so the query's dict is looked up only when
     the query id changes.
     """
@@ -183,15 +218,12 @@ def _read_strict_run(text: str) -> dict[str, dict[str, float]]:
         if "_" in score:  # float() reads 1_0 as 10, C's atof as 1
             raise ValueError("underscore in a score")
         docs.setdefault(doc, float(score))
-    for docs in scores.values():
-        total = sum(docs.values())
-        if total != total:  # a NaN (or inf - inf): the lenient reader sorts out which
-            raise ValueError("NaN score")
     return scores
 
 
 def _read_lenient_run(text: str) -> dict[str, dict[str, float]]:
-    """Every line trec_eval would read, with its C number parsing: the exact, slower path."""
+    """Every line trec_eval would read, with its C number parsing (NaN kept, as trec_eval keeps
+    it): the exact, slower path."""
     split = splitter(text)
     scores: dict[str, dict[str, float]] = {}
     for line in fast_lines(text):
@@ -200,13 +232,9 @@ def _read_lenient_run(text: str) -> dict[str, dict[str, float]]:
             continue
         s = parts[4]
         try:
-            score: float | None = float(s) if plain(s) else None
+            score = float(s) if plain(s) else run_score(s)
         except ValueError:
-            score = None
-        if score is None or score != score:
             score = run_score(s)
-            if score is None:
-                continue
         q = scores.get(parts[0])
         if q is None:
             q = scores[parts[0]] = {}

@@ -1,0 +1,180 @@
+"""Differential test: generated TREC qrels and runs, scored by qrels-lsp and by trec_eval 10.
+
+The files hold every reading trec_eval has an opinion on: tabs, spaces, vertical tabs, form feeds
+and lone CRs between fields, CRLF, comments where trec_eval 10 takes them, a BOM, ids with
+non-ASCII and invalid UTF-8 bytes, grades such as ``R``, ``2.7``, ``١`` or ``+1``, scores such as
+``0x1p1``, ``nan``, ``inf``, ``1e``, ``3abc`` and ties. Each file is written as bytes, read as the
+CLI reads it (``read_text``), parsed by the full parser and by the fast readers, and every
+per-query value trec_eval prints (``-q -c``) must be qrels-lsp's, to trec_eval's four decimals.
+
+The binary is trec_eval 10 built from its source (github.com/usnistgov/trec_eval, ``make``),
+named by ``QRELS_TREC_EVAL``; without it the test is skipped. No package registry carries
+trec_eval 10: pytrec-eval-terrier's sdist (0.5.11, 18 kB) holds no trec_eval source and fetches
+trec_eval 9.0.8 from GitHub while building, without its file readers' main (``trec_eval.c``). So
+CI checks the pieces against what it has (tests/test_trec_reading.py: libc's strtod/strtol, glibc's
+qsort, pytrec_eval), and this test is run where trec_eval 10 is built.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+from qrels_lsp.core.base.files import read_text
+from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels, read_trec_qrels_grades
+from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
+from qrels_lsp.core.metrics import format_value
+from qrels_lsp.core.metrics.evaluate import evaluate
+from qrels_lsp.core.metrics.metric import Metric
+
+TREC_EVAL = os.environ.get("QRELS_TREC_EVAL", "")
+CASES = int(os.environ.get("QRELS_TREC_EVAL_CASES", "300"))
+
+if not TREC_EVAL or not os.access(TREC_EVAL, os.X_OK):
+    pytest.skip("no trec_eval 10 binary (QRELS_TREC_EVAL)", allow_module_level=True)
+
+METRICS = [
+    Metric("precision", 5),
+    Metric("precision", 10),
+    Metric("recall", 10),
+    Metric("ndcg", 10),
+    Metric("map"),
+    Metric("mrr"),
+    Metric("hit_rate", 10),
+]
+TREC_NAMES = {m.measure.trec_eval.format(k=m.k): str(m) for m in METRICS}
+
+QIDS = [b"q1", b"q2", b"10", b"\xe6\x96\x87", b"q\xff", b"q\xfe"]
+DOCS = [b"d%d" % i for i in range(1, 13)] + [b"D1", b"\xc3\xa9", b"d\xff", b"d\xfe", b"d#1"]
+GRADES = [b"0", b"1", b"2", b"3", b"-1", b"R", b"2.7", b"\xd9\xa1", b"+1", b"01", b"1x", b"-0"]
+SCORES = [
+    b"1", b"2", b"2.5", b"0x1p1", b"0x1.8p1", b"nan", b"inf", b"-inf", b"1e", b"3abc", b".5",
+    b"-0", b"0", b"1e-400", b"1_0", b"\xd9\xa3", b"1e400", b"NaN(x)", b"0X.8P1",
+]  # fmt: skip
+BLANKS = [b" ", b"\t", b"  ", b" \t", b"\x0b", b"\x0c", b"\r", b"\t\t"]
+
+
+def _sep(rng: random.Random) -> bytes:
+    return rng.choice(BLANKS) if rng.random() < 0.4 else b" "
+
+
+def _end(rng: random.Random) -> bytes:
+    return rng.choice([b"\n", b"\n", b"\r\n", b" \n", b"\t\r\n"])
+
+
+def _lead(rng: random.Random) -> bytes:
+    return rng.choice([b"", b"", b"", b" ", b"\t"])
+
+
+def make_qrels(rng: random.Random) -> bytes:
+    """A qrels file trec_eval 10 accepts: no blank line, no repeat, comments one at a time at the
+    start of a line and never last."""
+    lines: list[bytes] = []
+    pairs = {(q, d) for q in rng.sample(QIDS, rng.randint(1, 4)) for d in rng.sample(DOCS, 6)}
+    for q, d in sorted(pairs, key=lambda _: rng.random()):
+        if rng.random() < 0.1 and (not lines or not lines[-1].startswith(b"#")):
+            lines.append(b"# a comment  with\tblanks" + _end(rng))
+        fields = [q, rng.choice([b"0", b"Q0", b"iter"]), d, rng.choice(GRADES)]
+        line = _lead(rng) + b"".join(f + _sep(rng) for f in fields[:-1]) + fields[-1]
+        lines.append(line + rng.choice([b"", b" ", b"\t"]) + _end(rng))
+    if rng.random() < 0.1:  # now and then what trec_eval refuses, or crashes on
+        trouble = [b"\n", b" \t\n", b"# c\n# d\n", b"q1 0 d1 " + b"9" * 30 + b"\n", lines[0]]
+        lines.insert(rng.randint(0, len(lines)), rng.choice(trouble))
+    if rng.random() < 0.03:
+        lines.append(b"# last\n")
+    data = b"".join(lines)
+    if rng.random() < 0.1:
+        data = b"\xef\xbb\xbf" + data
+    return data.removesuffix(b"\n") if rng.random() < 0.1 else data
+
+
+def make_run(rng: random.Random) -> bytes:
+    lines: list[bytes] = []
+    for q in rng.sample(QIDS, rng.randint(1, 5)):
+        for rank, d in enumerate(rng.sample(DOCS, rng.randint(1, 12)), start=1):
+            if rng.random() < 0.08:
+                lines.append(_lead(rng) + b"# comment" + _end(rng))
+            if rng.random() < 0.05:
+                lines.append(rng.choice([b"", b" ", b"\t", b"\r"]) + b"\n")
+            fields = [q, b"Q0", d, b"%d" % rank, rng.choice(SCORES), b"tag"]
+            if rng.random() < 0.1:
+                fields.append(b"extra fields")
+            line = _lead(rng) + _sep(rng).join(fields)
+            lines.append(line + _end(rng))
+    rng.shuffle(lines)
+    data = b"".join(lines)
+    if rng.random() < 0.1:
+        data = b"\xef\xbb\xbf" + data
+    return data
+
+
+def trec_eval(qrels: Path, run: Path) -> dict[tuple[str, str], str] | None:
+    """(measure, qid) -> value as trec_eval prints them; None when it refuses the files (or
+    crashes: a comment last in the qrels)."""
+    args = [TREC_EVAL, "-q", "-c"] + [a for n in TREC_NAMES for a in ("-m", _te_measure(n))]
+    done = subprocess.run([*args, str(qrels), str(run)], capture_output=True, timeout=60)
+    if done.returncode != 0:
+        return None
+    out: dict[tuple[str, str], str] = {}
+    for line in done.stdout.decode("utf-8", "surrogateescape").splitlines():
+        name, qid, value = line.split("\t")
+        name = name.strip()
+        if qid != "all" and name in TREC_NAMES:
+            out[(TREC_NAMES[name], qid)] = value
+    return out
+
+
+def _te_measure(name: str) -> str:
+    """``P_5`` -> ``P.5`` (trec_eval's parameter syntax)."""
+    base, _, k = name.rpartition("_")
+    return f"{base}.{k}" if k.isdigit() else name
+
+
+def ours(qrels: Path, run: Path) -> dict[tuple[str, str], str]:
+    qtext, _ = read_text(qrels)
+    rtext, _ = read_text(run)
+    assert qtext is not None and rtext is not None
+    grades = parse_trec_qrels(qtext).grades()
+    ranked = parse_trec_run(rtext).ranked_ids()
+    assert read_trec_qrels_grades(qtext) == grades
+    assert read_trec_run_ids(rtext) == ranked
+    ev = evaluate(grades, ranked, METRICS)
+    return {
+        (name, qid): format_value(v).strip()
+        for qid, values in ev.per_query.items()
+        for name, v in values.items()
+    }
+
+
+# The findings that say trec_eval refuses a file (or crashes on it).
+REFUSALS = {"QR301", "QR203", "QR303", "QR307", "QR308", "QR309", "QR310"}
+
+
+def _codes(qrels: Path, run: Path) -> set[str]:
+    qtext, _ = read_text(qrels)
+    rtext, _ = read_text(run)
+    assert qtext is not None and rtext is not None
+    found = parse_trec_qrels(qtext).findings + parse_trec_run(rtext).findings
+    return {f.code for f in found}
+
+
+def test_trec_eval_10_gives_the_same_numbers(tmp_path: Path) -> None:
+    rng = random.Random(14)
+    compared = refused = 0
+    for case in range(CASES):
+        qrels, run = tmp_path / f"qrels{case}", tmp_path / f"run{case}"
+        qrels.write_bytes(make_qrels(rng))
+        run.write_bytes(make_run(rng))
+        theirs = trec_eval(qrels, run)
+        if theirs is None:  # qrels-lsp says why
+            refused += 1
+            assert REFUSALS & _codes(qrels, run), (case, qrels.read_bytes(), run.read_bytes())
+            continue
+        mine = ours(qrels, run)
+        for key, value in theirs.items():
+            assert mine.get(key) == value, (case, key, value, mine.get(key))
+        compared += len(theirs)
+    assert refused < CASES // 4 and compared > CASES * 5
