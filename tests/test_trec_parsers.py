@@ -6,7 +6,7 @@ from itertools import pairwise
 
 import pytest
 from conftest import SHARED_DATA
-from qrels_lsp.core.base.findings import Finding
+from qrels_lsp.core.base.findings import Finding, Severity
 from qrels_lsp.core.base.text import LineIndex, Span
 from qrels_lsp.core.formats.beir_qrels import parse_beir_qrels
 from qrels_lsp.core.formats.topics import parse_queries_jsonl, parse_queries_tsv, parse_trec_topics
@@ -144,16 +144,33 @@ def test_real_runs_are_in_score_then_docid_order(name: str) -> None:
 
 
 def test_rank_column_disagreement_on_real_ties() -> None:
-    """pyterrier's run has tied scores ranked by another rule: one QR204 per query at most."""
+    """pyterrier's run numbers tied scores by another rule: one QR204 for the whole run, an
+    info (only ties), counting the queries, at the first one's rank column."""
     text = (SHARED_DATA / "pyterrier/two_queries_result").read_text(encoding="utf-8")
     r = parse_trec_run(text)
-    flagged = [f for f in r.findings if f.code == "QR204"]
-    assert len(flagged) == len({f.message.split("query ")[1].split(":")[0] for f in flagged})
-    assert flagged, "the run's rank column is known to disagree with trec_eval on ties"
+    [flagged] = [f for f in r.findings if f.code == "QR204"]
+    assert flagged.severity == Severity.INFO
+    assert "breaks score ties otherwise" in flagged.message and "in 2 queries" in flagged.message
     index = LineIndex(text)
-    for f in flagged:
-        line = index.line_text(index.line_of(f.span.start)).split()
-        assert text[f.span.start : f.span.end] == line[3]
+    line = index.line_text(index.line_of(flagged.span.start)).split()
+    assert text[flagged.span.start : flagged.span.end] == line[3]
+
+
+def test_rank_order_is_one_warning_and_one_info_per_run() -> None:
+    """A warning only where the rank column contradicts the scores; ties numbered otherwise
+    are an info; each said once for the run with the number of queries."""
+    lines = []
+    for q in range(6):  # ties numbered in ascending id order: trec_eval takes descending
+        lines += [f"t{q} Q0 a 1 1.0 x", f"t{q} Q0 b 2 1.0 x"]
+    for q in range(3):  # the rank column puts the lower score first
+        lines += [f"c{q} Q0 a 1 1.0 x", f"c{q} Q0 b 2 2.0 x"]
+    lines += ["ok Q0 a 1 2.0 x", "ok Q0 b 2 1.0 x"]
+    r = parse_trec_run("\n".join(lines) + "\n")
+    found = [(f.severity, f.message.split(", in ")[1].split(" of")[0]) for f in r.findings]
+    assert found == [(Severity.WARNING, "3 queries"), (Severity.INFO, "6 queries")]
+    warning, info = r.findings
+    assert "query c0" in warning.message and "query t0" in info.message
+    assert [rel.message for rel in info.related][1:] == [f"query t{q}: a" for q in range(1, 5)]
 
 
 BEIR = "query-id\tcorpus-id\tscore\r\nq1\t文档 😀\t1\r\nq1\t\t1\r\nq2\td\t1.5\r\nq3\td\r\nq3\td\t1\tx\r\n"

@@ -52,7 +52,8 @@ declare(
     "run-rank-order",
     Severity.WARNING,
     "TREC run",
-    "The rank column disagrees with trec_eval's order (score, then docid).",
+    "The rank column disagrees with trec_eval's order (score, then docid): a warning where it "
+    "contradicts the scores, an info where it only breaks ties otherwise; one of each per run.",
 )
 
 
@@ -118,24 +119,70 @@ def _score_problem(text: str, score: float, kind: NumberKind, span: Span) -> Fin
     return None
 
 
-def _rank_order_finding(qid: str, ordered: list[_Line]) -> Finding | None:
-    """The first line whose rank column puts it ahead of a document trec_eval ranks higher."""
+SHOWN_QUERIES = 5
+"""Queries a grouped QR204 points at (related places); the message counts them all."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Disorder:
+    """Where a query's rank column first disagrees with trec_eval's order."""
+
+    qid: str
+    ahead: _Line  # ranked ahead by trec_eval
+    line: _Line  # ranked ahead of it by the rank column
+    position: int  # where trec_eval evaluates ``line``
+    ties_only: bool  # every disagreement of the query is between equal scores
+
+
+def _disorder(qid: str, ordered: list[_Line]) -> _Disorder | None:
+    """The query's first line whose rank column puts it ahead of one trec_eval ranks higher,
+    and whether the query's rank column only breaks score ties otherwise (an exporter that
+    numbered tied documents in its own order) or contradicts the scores themselves."""
+    first: _Disorder | None = None
     prev: _Line | None = None
     for pos, cur in enumerate(ordered, start=1):
         if cur.doc.rank is None:
             continue
         if prev is not None and prev.doc.rank is not None and cur.doc.rank < prev.doc.rank:
-            return finding(
-                "QR204",
-                cur.rank_span,
-                f"rank {cur.doc.rank} of {cur.doc.doc_id} disagrees with trec_eval's order for "
-                f"query {qid}: trec_eval ignores the rank column and sorts by score (descending), "
-                f"then document id (descending), so {cur.doc.doc_id} is evaluated at position "
-                f"{pos}, after {prev.doc.doc_id} (rank {prev.doc.rank})",
-                related=(Related(prev.rank_span, f"{prev.doc.doc_id}, ranked ahead by trec_eval"),),
-            )
+            tie = cur.score == prev.score
+            if first is None or (first.ties_only and not tie):
+                first = _Disorder(qid, prev, cur, pos, tie)
         prev = cur
-    return None
+    return first
+
+
+def _rank_order_findings(disorders: list[_Disorder]) -> list[Finding]:
+    """One QR204 per kind for the whole run, at its first query, counting the others: a run
+    whose exporter numbered ties its own way would otherwise get one warning per query."""
+    out = []
+    for ties_only in (False, True):
+        group = [d for d in disorders if d.ties_only == ties_only]
+        if not group:
+            continue
+        d = group[0]
+        what = (
+            "breaks score ties otherwise than trec_eval, which orders equal scores by document "
+            "id (descending)"
+            if ties_only
+            else "contradicts the scores: trec_eval ignores the rank column and sorts by score "
+            "(descending), then document id (descending)"
+        )
+        n = len(group)
+        message = (
+            f"The rank column {what}, in {n} quer{'y' if n == 1 else 'ies'} of this run. "
+            f"First: query {d.qid}, rank {d.line.doc.rank} of {d.line.doc.doc_id} is evaluated "
+            f"at position {d.position}, after {d.ahead.doc.doc_id} (rank {d.ahead.doc.rank})"
+        )
+        related = [Related(d.ahead.rank_span, f"{d.ahead.doc.doc_id}, ranked ahead by trec_eval")]
+        related += [
+            Related(o.line.rank_span, f"query {o.qid}: {o.line.doc.doc_id}")
+            for o in group[1:SHOWN_QUERIES]
+        ]
+        severity = Severity.INFO if ties_only else None
+        out.append(
+            finding("QR204", d.line.rank_span, message, related=tuple(related), severity=severity)
+        )
+    return out
 
 
 def parse_trec_run(text: str) -> Run:
@@ -172,13 +219,15 @@ def parse_trec_run(text: str) -> Run:
             continue
         first[key] = rl.doc.span
         per_query[qid].append(rl)
+    disorders = []
     for qid, lines in per_query.items():
         by_id = {rl.doc.doc_id: rl for rl in lines}
         ordered = [by_id[d] for d in trec_eval_order((rl.doc.doc_id, rl.score) for rl in lines)]
         run.rankings[qid].docs = [rl.doc for rl in ordered]
-        f = _rank_order_finding(qid, ordered)
-        if f is not None:
-            run.findings.append(f)
+        d = _disorder(qid, ordered)
+        if d is not None:
+            disorders.append(d)
+    run.findings.extend(_rank_order_findings(disorders))
     return run
 
 
