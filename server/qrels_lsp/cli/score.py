@@ -65,13 +65,13 @@ def run(args: argparse.Namespace) -> int:
     kind: FileKind | None
     model: Qrels | Run | None
     text, _ = project.read(args.golden)
-    fmt = detect(args.golden, text, config) if text is not None else None
+    fmt = detect(args.golden, text, config, "qrels") if text is not None else None
     if text is not None and fmt is not None and fmt.read_grades and not args.baseline:
         # Scoring needs the judgments, not their spans: 100k qrels lines read in a tenth of the time.
         kind, model, error = fmt.name, Qrels(format="trec-qrels"), None
         grades = fmt.read_grades(text)
     else:
-        kind, _text, model, error = project.load(args.golden)
+        kind, _text, model, error = project.load(args.golden, role="qrels")
     if not isinstance(model, Qrels) or kind is None:
         raise UsageError(
             f"{args.golden} is not a golden set or qrels file ({error or kind or 'unknown format'})"
