@@ -112,7 +112,8 @@ def test_check_json_shape(tmp_path: Path) -> None:
     r = qrels_lsp("check", "--format", "json", path)
     assert r.returncode == 0
     doc = json.loads(r.stdout)
-    assert list(doc) == ["findings"]
+    assert list(doc) == ["findings", "files"]
+    assert doc["files"] == [{"path": str(path), "format": "golden"}]  # what each was read as
     assert [f["code"] for f in doc["findings"]] == ["QR102", "QR104"]
     first = doc["findings"][0]
     assert set(first) == {

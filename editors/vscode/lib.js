@@ -8,7 +8,8 @@ const { execFileSync } = require('child_process');
 
 /** The server settings (core/config.py SETTINGS): everything else under `qrels.` is the client's. */
 const SERVER_SETTINGS = [
-  'k', 'relevance_level', 'ignore', 'metrics', 'golden', 'runs', 'bm25_baseline', 'qrels', 'allow_outside',
+  'k', 'relevance_level', 'ignore', 'metrics', 'golden', 'runs', 'bm25_baseline', 'corpus_ids', 'qrels',
+  'allow_outside',
 ];
 
 const INSTALL_COMMAND = 'pipx install /path/to/qrels-lsp';

@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.base.files import read_text
     from ..core.base.findings import Severity, finding
     from ..core.base.text import Span
+    from ..core.formats import recognise
     from ..core.project.analysis import Project
     from ..core.project.config import MAX_CONFIG_BYTES
 
@@ -98,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         config_text, _ = read_text(config.source, MAX_CONFIG_BYTES)
         reports.append((str(config.source), config_text or "", list(config.findings)))
     explicit = {p for p in args.paths if not p.is_dir()}
+    read_as: dict[str, str | None] = {}  # each file looked at: what it was read as
     unknown: list[Path] = []
     collected = _collect(args.paths, config)
     for folder in (p for p in args.paths if p.is_dir()):
@@ -109,21 +111,32 @@ def run(args: argparse.Namespace) -> int:
             reports.append(
                 (str(path), "", [finding("QR006", Span(0, 0), f"Cannot read: {message}.")])
             )
+            read_as[str(path)] = None
             continue
         found: list[Finding] = []  # undecodable bytes: analyse() points at the first U+FFFD
         analysis = project.analyse(path, with_runs=False)
         if analysis is None:
+            seen_as = recognise(path, text, config)[1]
+            read_as[str(path)] = seen_as
             if path in explicit:
-                unknown.append(path)
+                if seen_as is None:
+                    unknown.append(path)
+                else:  # a topics file or a corpus: known, with nothing of its own to check
+                    print(
+                        f"qrels-lsp check: {log_text(path)}: recognised as {seen_as}: not a "
+                        "golden set, run or qrels file; skipped",
+                        file=sys.stderr,
+                    )
             continue
+        read_as[str(path)] = analysis.kind
         reports.append((str(path), analysis.text, found + analysis.findings))
     worst = max((f.severity for _, _, fs in reports for f in fs), default=None, key=lambda s: -s)
-    print_findings(reports, args.format)
+    print_findings(reports, args.format, read_as)
     for path in unknown:  # a path that checked nothing is no pass
         what = (
             "holds no golden set, run or qrels file"
             if path.is_dir()
-            else ("is not a golden set, run or qrels file by its name or content")
+            else "is not a golden set, run or qrels file by its name or content"
         )
         print(f"qrels-lsp check: {log_text(path)}: {what}", file=sys.stderr)
     if unknown:

@@ -24,7 +24,8 @@ def add(sub: Any) -> None:
         "--topics",
         type=Path,
         help="golden set -> TREC: also write the questions here; "
-        "TREC -> golden set: read the questions from here",
+        "TREC -> golden set: read the questions from here (TREC <top>, .jsonl or .tsv, "
+        "by the file's name)",
     )
     v.add_argument("--name", help="run name written into a TREC run's tag column")
     v.set_defaults(func=run)
@@ -53,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
             to_yaml=to_yaml,
             topics_text_in=_maybe_read(args.topics) if to_yaml else None,
             name=args.name or args.input.stem.removesuffix(".run"),
+            topics_name=args.topics.name if args.topics is not None else "",
         )
     except convert.ConversionError as exc:
         raise UsageError(str(exc)) from exc

@@ -14,7 +14,14 @@ if TYPE_CHECKING:
     from ..core.project.analysis import Project, QrelsContext, RunResult
 
 
-def print_findings(reports: list[tuple[str, str, list[Finding]]], fmt: str) -> None:
+def print_findings(
+    reports: list[tuple[str, str, list[Finding]]],
+    fmt: str,
+    read_as: dict[str, str | None] | None = None,
+) -> None:
+    """Findings as text, JSON or GitHub annotations. JSON also lists each file looked at with
+    the format it was read as (``read_as``: a format's name; for a file skipped, what it was
+    recognised as, such as ``trec-topics``; null when nothing)."""
     from ..core.base.escape import github_data, github_property, json_text
     from ..core.base.text import line_index
 
@@ -40,7 +47,8 @@ def print_findings(reports: list[tuple[str, str, list[Finding]]], fmt: str) -> N
             }
             for path, line, col, end_line, end_col, f in rows
         ]
-        print(json_text({"findings": out}))
+        looked_at = [{"path": path, "format": kind} for path, kind in (read_as or {}).items()]
+        print(json_text({"findings": out, "files": looked_at}))
         return
 
     for path, line, col, end_line, end_col, f in rows:

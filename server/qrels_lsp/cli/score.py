@@ -118,7 +118,7 @@ def _golden(
     text, problem = project.read(args.golden)
     if text is None:
         raise UsageError(f"{args.golden}: {problem}")
-    fmt = detect(args.golden, text, config)
+    fmt = detect(args.golden, text, config, "qrels")
     if fmt is None or fmt.role != "qrels":
         what = f"read as {fmt.display}" if fmt is not None else "of no format qrels-lsp reads"
         raise UsageError(f"{args.golden} is not a golden set or qrels file ({what})")
@@ -128,7 +128,7 @@ def _golden(
         model: Qrels = Qrels(format=cast("QrelsFormat", fmt.name))  # role qrels: one of those
         grades = fmt.read_grades(text)
     else:
-        _kind, _text, loaded, _error = project.load(args.golden)
+        _kind, _text, loaded, _error = project.load(args.golden, role="qrels")
         assert isinstance(loaded, Qrels)
         model = loaded
     if args.k is not None:

@@ -13,10 +13,22 @@ from typing import Literal
 from .base.findings import Finding
 from .base.text import Span
 
-QrelsFormat = Literal["golden", "trec-qrels", "beir-qrels"]
-RunFormat = Literal["run-yaml", "trec-run"]
-FileKind = Literal["golden", "run-yaml", "trec-qrels", "beir-qrels", "trec-run"]
+QrelsFormat = Literal["golden", "trec-qrels", "beir-qrels", "json-qrels"]
+RunFormat = Literal["run-yaml", "trec-run", "json-run", "msmarco-run"]
+FileKind = Literal[
+    "golden",
+    "run-yaml",
+    "trec-qrels",
+    "beir-qrels",
+    "json-qrels",
+    "trec-run",
+    "json-run",
+    "msmarco-run",
+]
 """The formats a file can be read as: see ``core/formats`` (a model says which one it came from)."""
+OtherKind = Literal["trec-topics", "trec-documents"]
+"""Files of the TREC family that are neither judgments nor a ranking (topics, a corpus): content
+detection recognises them so that they are never read as a run, and says what they are."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,7 +97,7 @@ def _locate_run(run: Run, offset: int, text: str | None) -> Target | None:
         for rank, doc in enumerate(ranking.docs, start=1):
             if doc.span.contains(offset):
                 return Target("retrieved", doc.span, qid=ranking.qid, doc_id=doc.doc_id, rank=rank)
-    if run.format == "trec-run":
+    if run.format in ("trec-run", "msmarco-run"):  # a query id on every line
         found = _line_query(offset, text, set(run.rankings))
         if found is not None:
             return found

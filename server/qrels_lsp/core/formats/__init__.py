@@ -1,8 +1,10 @@
 """The file formats qrels-lsp reads: one module each, registered in :data:`FORMATS`.
 
-A format is found by name first (what the user chose: a suffix, a configured glob, a ``[[qrels]]``
-binding), then, for the TREC family whose files carry any name (``qrels``, ``results.test``), by
-content. Adding a format: a module that builds a :class:`~.format.Format`, and one line below.
+A format is found by configuration first (a ``[[qrels]]`` binding is qrels; its topics and
+corpus are never a run or qrels), then by name (a suffix, a configured glob), then by content
+(``content.py``: the TREC family, JSON, MS MARCO TSV; TREC topics and ``<DOC>`` corpora are
+recognised so that they are never taken for runs). Adding a format: a module that builds a
+:class:`~.format.Format`, and one line below.
 """
 
 from __future__ import annotations
@@ -17,20 +19,42 @@ from ..base.files import QR006
 from ..base.findings import finding
 from ..base.text import Span
 from ..model import FileKind, Qrels, Run
-from . import beir_qrels, golden, run_yaml, trec_qrels, trec_run
-from .format import EditRefused, Format
-from .trec_lines import sniff_trec_kind
+from . import (
+    beir_qrels,
+    golden,
+    json_qrels,
+    json_run,
+    msmarco_run,
+    run_yaml,
+    trec_qrels,
+    trec_run,
+)
+from .content import ContentKind, sniff
+from .format import EditRefused, Format, Role
 
 FORMATS: tuple[Format, ...] = (
     golden.FORMAT,
     run_yaml.FORMAT,
     trec_qrels.FORMAT,
     beir_qrels.FORMAT,
+    json_qrels.FORMAT,
     trec_run.FORMAT,
+    json_run.FORMAT,
+    msmarco_run.FORMAT,
 )
 _BY_NAME: dict[str, Format] = {f.name: f for f in FORMATS}
 
-__all__ = ["FORMATS", "EditRefused", "FileKind", "Format", "detect", "detect_by_name", "get"]
+__all__ = [
+    "FORMATS",
+    "ContentKind",
+    "EditRefused",
+    "FileKind",
+    "Format",
+    "detect",
+    "detect_by_name",
+    "get",
+    "recognise",
+]
 
 
 def get(kind: FileKind | str) -> Format:
@@ -48,7 +72,7 @@ class NameRules(Protocol):
     @property
     def root(self) -> Path | None: ...
     @property
-    def qrels(self) -> Sequence[Any]: ...  # bindings, each with a ``path``
+    def qrels(self) -> Sequence[Any]: ...  # bindings, each with ``path``, ``topics``, ``corpus``
 
 
 def matches(path: Path, patterns: tuple[str, ...], root: Path | None) -> bool:
@@ -66,48 +90,103 @@ def matches(path: Path, patterns: tuple[str, ...], root: Path | None) -> bool:
 
 _TREC_NAMES = ("qrels", "qrels.txt")
 _TREC_SUFFIXES = (".qrels", ".trec", ".run", ".qrels.txt", ".run.txt")
+_BY_SUFFIX: tuple[tuple[str, Format], ...] = (
+    (".run.json", json_run.FORMAT),
+    (".qrels.json", json_qrels.FORMAT),
+    (".run.tsv", msmarco_run.FORMAT),
+)
+_BY_FULL_NAME = {"run.json": json_run.FORMAT, "qrels.json": json_qrels.FORMAT}
+Guess = Format | Literal["trec?", "not ours"] | None
+"""What a name says: a format; the TREC family (content tells which); a file the configuration
+names as topics or a corpus; or nothing."""
 
 
-def detect_by_name(path: Path, rules: NameRules) -> Format | Literal["trec?"] | None:
-    """The format a name implies; ``"trec?"`` when only the content can tell which TREC one."""
+def _by_name(path: Path, rules: NameRules) -> tuple[Guess, Role | None]:
+    """What the name (and the configuration) says, and the role it implies (a run glob: a run)."""
     name = path.name.lower()
     try:
         resolved = path.resolve()
     except (OSError, ValueError):
-        return None
+        return None, None
+    if any(_named_other(resolved, b) for b in rules.qrels):
+        return "not ours", None
     for binding in rules.qrels:
         if binding.path == resolved:  # a golden set YAML may be bound too (for its runs)
             if name.endswith((".yaml", ".yml")):
-                return golden.FORMAT
-            return beir_qrels.FORMAT if name.endswith(".tsv") else "trec?"
+                return golden.FORMAT, "qrels"
+            if name.endswith(".tsv"):
+                return beir_qrels.FORMAT, "qrels"
+            return (json_qrels.FORMAT if name.endswith(".json") else "trec?"), "qrels"
     if name.endswith((".yaml", ".yml")):
         if matches(path, rules.golden, rules.root):
-            return golden.FORMAT
+            return golden.FORMAT, "qrels"
         if matches(path, rules.runs, rules.root):
-            return run_yaml.FORMAT
-        return None
-    if (
-        matches(path, rules.runs, rules.root)
-        or name in _TREC_NAMES
-        or name.endswith(_TREC_SUFFIXES)
-    ):
-        return "trec?"
-    return None
+            return run_yaml.FORMAT, "run"
+        return None, None
+    by_suffix = _BY_FULL_NAME.get(name) or next(
+        (f for suffix, f in _BY_SUFFIX if name.endswith(suffix)), None
+    )
+    if by_suffix is not None:
+        return by_suffix, by_suffix.role
+    if name.endswith(".tsv") and path.parent.name.lower() == "qrels":
+        return beir_qrels.FORMAT, "qrels"  # BEIR's layout: qrels/test.tsv
+    if matches(path, rules.runs, rules.root):
+        return "trec?", "run"
+    if name in _TREC_NAMES or name.endswith(_TREC_SUFFIXES):
+        return "trec?", None
+    return None, None
 
 
-def detect(path: Path, text: str, rules: NameRules) -> Format | None:
+def _named_other(resolved: Path, binding: Any) -> bool:
+    """Whether the configuration names ``resolved`` as topics or corpus (or a file in a corpus
+    folder) of a ``[[qrels]]`` binding."""
+    corpus = binding.corpus
+    return resolved == binding.topics or (
+        corpus is not None and (resolved == corpus or corpus in resolved.parents)
+    )
+
+
+def detect_by_name(path: Path, rules: NameRules) -> Format | Literal["trec?"] | None:
+    """The format a name implies; ``"trec?"`` when only the content can tell which TREC one."""
+    guess, _role = _by_name(path, rules)
+    return None if guess == "not ours" else guess
+
+
+def recognise(
+    path: Path, text: str, rules: NameRules, role: Role | None = None
+) -> tuple[Format | None, ContentKind | Literal["topics", "corpus"] | None]:
+    """(the format to read the file as, or None; what it was recognised as, for people: a
+    format's name, ``trec-topics``/``trec-documents`` by content, or ``topics``/``corpus`` when
+    the configuration names it so). ``role`` is what the file is used as, when the caller knows
+    (a golden set's `runs:` entry is a run): it settles what content alone cannot."""
+    guess, hint = _by_name(path, rules)
+    if guess == "not ours":
+        topics = any(path.resolve() == b.topics for b in rules.qrels)
+        return None, "topics" if topics else "corpus"
+    if isinstance(guess, Format):
+        return guess, guess.name
+    if guess is None and path.name.lower().endswith((".yaml", ".yml")):
+        return None, None
+    kind = sniff(text, role or hint)
+    if kind is None:
+        if guess != "trec?":
+            return None, None
+        fmt = _trec_by_name(path)  # content that says nothing (an empty file): the name decides
+        return fmt, fmt.name
+    if kind in ("trec-topics", "trec-documents"):
+        return None, kind
+    return get(kind), kind
+
+
+def _trec_by_name(path: Path) -> Format:
+    return trec_qrels.FORMAT if "qrels" in path.name.lower() else trec_run.FORMAT
+
+
+def detect(path: Path, text: str, rules: NameRules, role: Role | None = None) -> Format | None:
     """The format of a file chosen on purpose (named on the command line, matched by `runs:`,
-    bound in the config): by name, and for a name that says nothing, by its content."""
-    guess = detect_by_name(path, rules)
-    if guess is None and not path.name.lower().endswith((".yaml", ".yml")):
-        sniffed = sniff_trec_kind(text)  # TREC files carry any name (`results.test`)
-        return get(sniffed) if sniffed is not None else None
-    if guess != "trec?":
-        return guess
-    sniffed = sniff_trec_kind(text)
-    if sniffed is None:
-        return trec_qrels.FORMAT if "qrels" in path.name.lower() else trec_run.FORMAT
-    return get(sniffed)
+    bound in the config): by configuration, by name, and for a name that says nothing, by its
+    content (see :func:`recognise`)."""
+    return recognise(path, text, rules, role)[0]
 
 
 MAX_YAML_CHARS = 16 * 1024 * 1024

@@ -8,7 +8,7 @@ from ..model import Qrels
 from . import get
 from .golden_write import golden_text
 from .run_yaml import run_yaml_text
-from .topics import parse_trec_topics, topics_text
+from .topics import parse_topics, topics_kind, topics_text
 from .trec_qrels import trec_qrels_text
 from .trec_run import trec_run_text
 
@@ -22,24 +22,35 @@ def _questions(qrels: Qrels) -> dict[str, str]:
 
 
 def convert(
-    kind: str | None, text: str, *, to_yaml: bool, topics_text_in: str | None, name: str
+    kind: str | None,
+    text: str,
+    *,
+    to_yaml: bool,
+    topics_text_in: str | None,
+    name: str,
+    topics_name: str = "",
 ) -> tuple[str, str | None]:
-    """(converted text, topics text or None). Refuses input with errors rather than guess."""
+    """(converted text, topics text or None). Refuses input with errors rather than guess.
+
+    ``topics_name`` is the topics file's name: its suffix says how the topics are written or
+    read (``.jsonl``, ``.tsv``, else TREC ``<top>``; read, an unknown name goes by content)."""
     fmt = get(kind) if kind is not None else None
-    if fmt is not None and fmt.name == "golden" and not to_yaml:
+    if fmt is not None and fmt.role == "qrels" and not to_yaml and fmt.name != "trec-qrels":
         qrels = fmt.parse(text)
         assert isinstance(qrels, Qrels)
         _refuse_errors(qrels.findings)
-        return trec_qrels_text(qrels), topics_text(_questions(qrels))
+        written = topics_text(_questions(qrels), topics_kind(topics_name)) if fmt.yaml else None
+        return trec_qrels_text(qrels), written
     if fmt is not None and fmt.role == "qrels" and not fmt.yaml and to_yaml:
         qrels = fmt.parse(text)
         assert isinstance(qrels, Qrels)
         _refuse_errors(qrels.findings)
         questions = {}
         if topics_text_in is not None:
-            questions = {qid: t.text for qid, t in parse_trec_topics(topics_text_in).items()}
+            topics = parse_topics(topics_name, topics_text_in)
+            questions = {qid: t.text for qid, t in topics.items()}
         return golden_text(qrels, questions), None
-    if fmt is not None and fmt.role == "run" and fmt.yaml != to_yaml:
+    if fmt is not None and fmt.role == "run" and (fmt.yaml != to_yaml or fmt.name != "trec-run"):
         run = fmt.parse(text)
         _refuse_errors(run.findings)
         if to_yaml:
@@ -47,7 +58,8 @@ def convert(
         return trec_run_text(run, getattr(run, "name", None) or name), None  # type: ignore[arg-type]
     raise ConversionError(
         f"cannot convert a {kind or 'file of unknown format'} to "
-        f"{'YAML' if to_yaml else 'TREC'}: golden set <-> TREC qrels, run YAML <-> TREC run"
+        f"{'YAML' if to_yaml else 'TREC'}: golden set <-> TREC qrels, run YAML <-> TREC run "
+        "(JSON and TSV qrels and runs convert to either)"
     )
 
 

@@ -1,7 +1,8 @@
 """Corpora: the documents a golden set's ids point at.
 
 A corpus is a folder (every text file is a document, its id the path relative to the folder with
-``/``), a JSONL file, a TSV file or a TREC ``<DOC>`` file. Loading never raises and never blocks:
+``/``, or that path without its extension when ids are stems: :data:`IdStyle`), a JSONL file, a
+TSV file or a TREC ``<DOC>`` file. Loading never raises and never blocks:
 the path is stat-ed before it is opened, only regular files are read (a FIFO, a device or a socket
 is refused without reading a byte), reads are capped, symlinked folders are not followed (so a
 link loop cannot recurse) and bytes are decoded with :func:`.text.decode`, which cannot fail.
@@ -58,6 +59,9 @@ LOADER_VERSION = 1
 """Part of the fingerprint: bump when parsing changes what a file yields."""
 
 CorpusFormat = Literal["folder", "jsonl", "tsv", "trec", "multi"]
+IdStyle = Literal["path", "stem"]
+"""A folder corpus's ids: the path relative to the folder (``kb/1410.txt``), or that path
+without its file extension (``kb/1410``: setting ``corpus_ids = "stem"``)."""
 Progress = Callable[[int, int], None]
 Inside = Callable[[str], bool]
 Cancel = Callable[[], bool]
@@ -149,6 +153,9 @@ class Corpus:
         self.partial: str | None = None
         # The multi-document files a folder was read as (empty for a folder of documents).
         self.sources: list[Path] = [path] if format in ("jsonl", "tsv", "trec") else []
+        # Files of a folder corpus read by stem whose stems clash (``a.txt``, ``a.md``): each
+        # (id, the file kept, the file left out).
+        self.clashes: list[tuple[str, str, str]] = []
 
     # -- building (loader only) -----------------------------------------------------------
     def _add(self, doc_id: str, doc: Document | _FolderFile, where: str) -> None:
@@ -254,13 +261,15 @@ def load_corpus(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     inside: Inside | None = None,
+    ids: IdStyle = "path",
 ) -> Corpus | CorpusError:
     """Load a corpus, or say why not. Never raises, never blocks on a special file.
 
     ``inside`` says whether a symlinked file of a folder corpus may be followed (the workspace
-    boundary): a link that leads out is skipped without looking at what it names."""
+    boundary): a link that leads out is skipped without looking at what it names. ``ids`` is
+    what a folder corpus's documents are called (:data:`IdStyle`)."""
     try:
-        return _load(Path(path), progress, cancel, max_bytes, max_file_bytes, inside)
+        return _load(Path(path), progress, cancel, max_bytes, max_file_bytes, inside, ids)
     except _Cancelled:
         return CorpusError("loading the corpus was cancelled", cancelled=True)
     except Exception as exc:  # a loader bug must not take the server down
@@ -278,6 +287,7 @@ def _load(
     max_bytes: int,
     max_file_bytes: int,
     inside: Inside | None,
+    ids: IdStyle = "path",
 ) -> Corpus | CorpusError:
     try:
         st = path.stat()
@@ -286,7 +296,7 @@ def _load(
     except OSError as exc:
         return CorpusError(f"cannot access corpus path {path}: {exc.strerror or exc}")
     if stat.S_ISDIR(st.st_mode):
-        return _load_folder(path, progress, cancel, max_bytes, max_file_bytes, inside)
+        return _load_folder(path, progress, cancel, max_bytes, max_file_bytes, inside, ids)
     if not stat.S_ISREG(st.st_mode):
         return CorpusError(
             f"corpus path is not a regular file or folder: {path} ({describe_mode(st)})"
@@ -752,6 +762,7 @@ def _load_folder(
     max_bytes: int,
     max_file_bytes: int,
     inside: Inside | None = None,
+    ids: IdStyle = "path",
 ) -> Corpus | CorpusError:
     try:
         with os.scandir(root):
@@ -765,9 +776,11 @@ def _load_folder(
     corpus = Corpus(root, "folder", "", list(walk.problems))
     _walk_note(walk, corpus)
     corpus.max_file_bytes = max_file_bytes
-    sha = hashlib.sha256(f"v{LOADER_VERSION}\0folder\0".encode())
+    style = "" if ids == "path" else f"{ids}\0"  # (path ids keep the fingerprints they had)
+    sha = hashlib.sha256(f"v{LOADER_VERSION}\0folder\0{style}".encode())
     total_bytes = 0
     total = len(walk.files)
+    named: dict[str, str] = {}  # id -> the file that has it (for clashing stems)
     for n, (rel, full, size, mtime) in enumerate(walk.files):
         if n % _TICK == 0:
             _check(cancel)
@@ -781,9 +794,14 @@ def _load_folder(
                 f"{rel} and later files skipped: the corpus exceeds {max_bytes // MiB} MiB"
             )
             break
+        doc_id = rel if ids == "path" else os.path.splitext(rel)[0]
+        if doc_id in named:
+            corpus.clashes.append((doc_id, named[doc_id], rel))
+            continue
+        named[doc_id] = rel
         total_bytes += size
         sha.update(f"{rel}\0{size}\0{mtime}\n".encode("utf-8", "surrogateescape"))
-        corpus._add(rel, _FolderFile(full, size), rel)
+        corpus._add(doc_id, _FolderFile(full, size), rel)
     if progress is not None:
         progress(total, total)
     corpus.fingerprint = sha.hexdigest()

@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..base.findings import Finding, Related, finding
 from ..base.text import Span
@@ -217,13 +217,46 @@ def parse_queries_tsv(text: str) -> Topics:
     return out
 
 
-def topics_text(questions: dict[str, str], jsonl: bool = False) -> str:
-    """Questions as a TREC topics file (``<top>``), or as BEIR-style JSONL."""
+TopicsKind = Literal["trec", "jsonl", "tsv"]
+
+
+def topics_kind(name: str, text: str | None = None) -> TopicsKind:
+    """How a topics file is written: by its name (``.jsonl``, ``.tsv``), else by its content (a
+    JSON object on the first line, a tab in it), else TREC ``<top>`` topics."""
+    name = name.lower()
+    if name.endswith((".jsonl", ".ndjson")):
+        return "jsonl"
+    if name.endswith((".tsv", ".tab")):
+        return "tsv"
+    if text is not None:
+        first = next((line for _, line in text_lines(text) if line.strip()), "")
+        if first.lstrip().startswith("{"):
+            return "jsonl"
+        if "\t" in first and "<" not in first:
+            return "tsv"
+    return "trec"
+
+
+def parse_topics(name: str, text: str) -> Topics:
+    """A topics or queries file read as its name, else its content, says (:func:`topics_kind`)."""
+    kind = topics_kind(name, text)
+    if kind == "jsonl":
+        return parse_queries_jsonl(text)
+    if kind == "tsv":
+        return parse_queries_tsv(text)
+    return parse_trec_topics(text)
+
+
+def topics_text(questions: dict[str, str], kind: TopicsKind = "trec") -> str:
+    """Questions as a TREC topics file (``<top>``), BEIR-style JSONL (``_id``, ``text``) or TSV
+    (``id<TAB>text``)."""
     out = []
     for qid, question in questions.items():
         text = " ".join(question.split())
-        if jsonl:
+        if kind == "jsonl":
             out.append(json.dumps({"_id": qid, "text": text}, ensure_ascii=False))
+        elif kind == "tsv":
+            out.append(f"{' '.join(qid.split())}\t{text}")
         else:
             out.append(f"<top>\n<num>{qid}</num>\n<title>{text}</title>\n</top>")
     return "\n".join(out) + ("\n" if out else "")

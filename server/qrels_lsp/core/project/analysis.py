@@ -21,8 +21,10 @@ from ..base.text import Span
 from ..checks import CheckCache, CorpusState, check_golden, check_run
 from ..checks.suppress import apply_suppressions
 from ..formats import detect, get, parse_as
+from ..formats.beir_layout import beir_dataset
 from ..formats.corpus import Corpus, CorpusError, load_corpus
-from ..formats.topics import Topics, parse_queries_jsonl, parse_queries_tsv, parse_trec_topics
+from ..formats.format import Role
+from ..formats.topics import Topics, parse_topics
 from ..metrics import (
     Evaluation,
     Metric,
@@ -150,7 +152,7 @@ def run_name(path: Path, run: Run | None) -> str:
     if run is not None and run.format == "run-yaml" and run.name:
         return run.name
     name = path.name
-    for suffix in (".yaml", ".yml", ".trec", ".txt", ".run", ".tsv"):
+    for suffix in (".yaml", ".yml", ".json", ".trec", ".txt", ".tsv", ".run"):
         name = name.removesuffix(suffix)
     return name or path.name
 
@@ -227,7 +229,7 @@ class Project:
     def parsed(self, path: Path, kind: FileKind, text: str) -> Qrels | Run:
         path = resolve(path)
         hit = self._parsed.get(path)
-        if hit is not None and hit[0] == text:
+        if hit is not None and hit[0] == text and hit[1].format == kind:
             return hit[1]
         model: Qrels | Run | None = None
         self._edits.pop(path, None)
@@ -272,14 +274,15 @@ class Project:
         return judged
 
     def load(
-        self, path: Path, kind: FileKind | None = None
+        self, path: Path, kind: FileKind | None = None, role: Role | None = None
     ) -> tuple[FileKind | None, str | None, Qrels | Run | None, str | None]:
-        """(kind, text, model, error) of a file through the reader."""
+        """(kind, text, model, error) of a file through the reader; ``role``: what the caller
+        uses it as, when content alone cannot tell (a JSON object of integers)."""
         text, message = self.read(path)
         if text is None:
             return None, None, None, message
         if kind is None:
-            found = detect(path, text, self.config)
+            found = detect(path, text, self.config, role)
             if found is None:
                 return None, text, None, None
             kind = found.name
@@ -294,29 +297,30 @@ class Project:
             callback = (
                 (lambda done, total: progress("Loading corpus", done, total)) if progress else None
             )
-            self._corpora[path] = load_corpus(path, progress=callback, inside=self.boundary.allows)
+            self._corpora[path] = load_corpus(
+                path, progress=callback, inside=self.boundary.allows, ids=self.config.corpus_ids
+            )
         return self._corpora[path]
 
     def topics(self, path: Path) -> Topics:
         path = resolve(path)
         if path not in self._topics:
             text, _ = self.read(path)
-            name = path.name.lower()
-            if text is None:
-                topics = Topics()
-            elif name.endswith(".jsonl"):
-                topics = parse_queries_jsonl(text)
-            elif name.endswith((".tsv", ".tab")):
-                topics = parse_queries_tsv(text)
-            else:
-                topics = parse_trec_topics(text)
-            self._topics[path] = topics
+            self._topics[path] = Topics() if text is None else parse_topics(path.name, text)
         return self._topics[path]
 
     # -- the graph ----------------------------------------------------------------------------
     def binding(self, path: Path) -> QrelsBinding | None:
         resolved = resolve(path)
         return next((b for b in self.config.qrels if b.path == resolved), None)
+
+    def _beir_binding(self, path: Path) -> QrelsBinding | None:
+        """A BEIR dataset's ``qrels/<split>.tsv`` gets the dataset's ``corpus.jsonl`` and
+        ``queries.jsonl`` without configuration (looked for inside the boundary only)."""
+        found = beir_dataset(resolve(path), self.boundary.allows)
+        if found is None:
+            return None
+        return QrelsBinding(path=resolve(path), topics=found.queries, corpus=found.corpus)
 
     def golden_files(self) -> list[Path]:
         """Golden sets under the config root (for a run that names none), in the boundary."""
@@ -333,6 +337,8 @@ class Project:
     def context(self, path: Path, kind: FileKind, qrels: Qrels) -> QrelsContext:
         folder = resolve(path).parent
         binding = self.binding(path)
+        if binding is None and kind == "beir-qrels":
+            binding = self._beir_binding(path)
         outside: list[str] = []
         corpus_path: Path | None = None
         if qrels.corpus is not None:
@@ -456,13 +462,13 @@ class Project:
         ``score`` on a million-line run needs the ranking, not the editor's model)."""
         if fast:
             text, _ = self.read(path)
-            fmt = detect(path, text, self.config) if text is not None else None
+            fmt = detect(path, text, self.config, "run") if text is not None else None
             if text is not None and fmt is not None and fmt.read_rankings is not None:
                 rankings = self._fast_rankings(path, text, fmt.read_rankings)
                 if rankings or not text.strip():
                     return self._scored(ctx, path, None, rankings, None)
                 # Nothing read: the spans model below says why.
-        kind, text, model, error = self.load(path)
+        kind, text, model, error = self.load(path, role="run")
         run = model if isinstance(model, Run) else None
         if run is None and error is None:
             error = f"{path.name} {NOT_A_RUN} ({_read_as(kind)})"
@@ -476,7 +482,7 @@ class Project:
         if result.baseline:
             return result.name
         text, _ = self.read(result.path)
-        fmt = detect(result.path, text, self.config) if text is not None else None
+        fmt = detect(result.path, text, self.config, "run") if text is not None else None
         tag = fmt.run_tag(text) if text is not None and fmt is not None and fmt.run_tag else None
         return tag or result.name
 

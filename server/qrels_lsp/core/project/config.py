@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..base.files import MiB, read_regular
 from ..base.findings import Finding, Severity, declare, finding
@@ -47,6 +47,7 @@ SETTINGS: dict[str, str] = {
     "golden": 'Glob patterns of golden set files. Default ["**/*.qrels.yaml", "**/*.qrels.yml"].',
     "runs": 'Glob patterns of run files. Default ["**/*.run.yaml", "**/*.run.yml", "**/*.trec", "**/*.run"].',
     "bm25_baseline": "Score a BM25 baseline run beside the configured runs when a corpus is known. Default true.",
+    "corpus_ids": 'What a folder corpus calls its documents: "path" (the path relative to the folder, `kb/1410.txt`) or "stem" (the same without the file extension, `kb/1410`). Default "path".',
     "qrels": "TREC/BEIR qrels files and what belongs to them: [[qrels]] path, topics, corpus, runs, k.",
     "allow_outside": "Folders outside the workspace that may be read (a shared corpus), or true for any. Only from your editor's user settings or a configuration file outside the workspace: a workspace cannot grant itself this. Default none.",
 }
@@ -85,6 +86,7 @@ class Config:
     golden: tuple[str, ...] = DEFAULT_GOLDEN
     runs: tuple[str, ...] = DEFAULT_RUNS
     bm25_baseline: bool = True
+    corpus_ids: Literal["path", "stem"] = "path"  # a folder corpus's ids: paths, or without suffix
     qrels: tuple[QrelsBinding, ...] = ()
     allow_outside: tuple[Path, ...] = ()  # folders outside the workspace the user allows
     allow_anywhere: bool = False  # the user lifted the workspace boundary altogether
@@ -258,6 +260,11 @@ def config_from_mapping(
         elif key == "bm25_baseline":
             if not isinstance(value, bool):
                 bad(key, "expected true or false")
+            else:
+                values[key] = value
+        elif key == "corpus_ids":
+            if value not in ("path", "stem"):
+                bad(key, 'expected "path" or "stem"')
             else:
                 values[key] = value
         elif key == "qrels":

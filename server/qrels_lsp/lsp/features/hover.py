@@ -6,8 +6,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ...ide.hover import hover_text
-from ...ide.locate import locate
+from ...ide.hover import hover_target, hover_text
 from ..state import State
 
 
@@ -21,7 +20,7 @@ def register(server: LanguageServer, state: State) -> None:
         if analysis is None:
             return None
         pos = session.positions(uri, analysis.text)
-        target = locate(analysis.model, pos.offset(params.position), analysis.text)
+        target = hover_target(analysis, pos.offset(params.position))
         if target is None:
             return None
         project = session.project

@@ -1,0 +1,75 @@
+"""Formats told by content: what a file's first bytes say it is, whatever its name.
+
+Names come first (``detect_by_name`` in ``__init__.py``); content decides for files whose name
+says nothing (``results.test``, ``bm25.json``) and tells the TREC family apart. Files that are
+neither judgments nor a ranking are recognised too, so that they are never read as a run: TREC
+topics (``<top>``) and TREC ``<DOC>`` corpora, which share the ``.trec`` suffix with runs.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..model import FileKind, OtherKind
+from .format import Role
+from .json_nested import has_fractions, looks_nested
+from .trec_lines import FIELD, atol, is_comment, sniff_trec_kind, text_lines
+
+ContentKind = FileKind | OtherKind
+
+_MARKUP = re.compile(r"\ufeff?\s*<")
+_TOP = re.compile(r"<top>", re.I)
+_DOC = re.compile(r"<doc>", re.I)
+_WINDOW = 65536  # characters looked at for markup
+
+
+def sniff(text: str, role: Role | None = None) -> ContentKind | None:
+    """The kind ``text`` is, by content; ``role`` (what the file is used as: a `runs:` entry is
+    a run) settles what content alone cannot (a JSON object of integers, a 3-column TSV)."""
+    if looks_nested(text):
+        if role is not None:
+            return "json-run" if role == "run" else "json-qrels"
+        return "json-run" if has_fractions(text) else "json-qrels"
+    if _MARKUP.match(text):
+        head = text[:_WINDOW]
+        if _TOP.search(head):
+            return "trec-topics"
+        if _DOC.search(head):
+            return "trec-documents"
+        return None
+    kind = sniff_trec_kind(text)
+    if kind == "beir-qrels" and role != "qrels" and (role == "run" or ranked_tsv(text)):
+        return "msmarco-run"
+    return kind
+
+
+def ranked_tsv(text: str, lines: int = 50) -> bool:
+    """Whether a 3-column file reads as an MS MARCO run rather than BEIR qrels: its first query's
+    third column counts 1, 2, 3... (or 0, 1, 2...) over three lines or more. Qrels grades do not
+    (BEIR's are mostly 1s); a BEIR header line is skipped, so it is not counted either way."""
+    first: str | None = None
+    ranks: list[int] = []
+    for n, (_, line) in enumerate(text_lines(text)):
+        if n >= lines:
+            break
+        if not line.strip() or is_comment(line):
+            continue
+        parts = line.split("\t") if "\t" in line else FIELD.findall(line)
+        if len(parts) < 3:
+            return False
+        rank, exact = atol(parts[2].strip())
+        if not exact:
+            if first is None and not ranks:
+                continue  # a header
+            return False
+        qid = parts[0].strip()
+        if first is None:
+            first = qid
+        elif qid != first:
+            break
+        ranks.append(rank)
+    return (
+        len(ranks) >= 3
+        and ranks[0] in (0, 1)
+        and ranks == list(range(ranks[0], ranks[0] + len(ranks)))
+    )

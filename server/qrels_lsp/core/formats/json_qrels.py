@@ -1,0 +1,83 @@
+"""JSON qrels, as ranx and pytrec_eval write and read them: ``{"q1": {"d1": 1, "d2": 0}, ...}``.
+
+Grades are integers. A number with a fraction is read as trec_eval reads a grade (truncated:
+``2.7`` is 2) and reported (QR302); NaN and infinities are not grades (QR314). ``read_json_grades``
+is the fast path for scoring (``json.loads``); see ``json_nested.py`` for why there are two readers.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..base.findings import Finding, finding
+from ..base.text import Span
+from ..model import Judgment, Qrels, Query
+from .format import Format
+from .json_nested import QR314, Entry, read_nested, scan
+from .json_run import json_id_text
+
+
+def _grade(entry: Entry, qid: str, findings: list[Finding]) -> int | None:
+    value = entry.value
+    if type(value) is int:
+        return value
+    if not math.isfinite(value):
+        findings.append(
+            finding(
+                QR314,
+                entry.value_span,
+                f"the grade of {entry.key} for query {qid} is {entry.literal}, not a grade: "
+                "use an integer (the judgment is left out)",
+            )
+        )
+        return None
+    grade = int(value)
+    findings.append(
+        finding(
+            "QR302",
+            entry.value_span,
+            f"grade {entry.literal} is not an integer; it is read as {grade}, as trec_eval "
+            "reads a grade: write an integer",
+        )
+    )
+    return grade
+
+
+def parse_json_qrels(text: str) -> Qrels:
+    """A JSON qrels file with spans."""
+    scanned = scan(text, "qrels", "grade")
+    qrels = Qrels(format="json-qrels", findings=scanned.findings)
+    for qid, group in scanned.groups.items():
+        query = Query(qid=qid, span=group.span, block=group.block)
+        for entry in group.entries.values():
+            grade = _grade(entry, qid, qrels.findings)
+            if grade is not None:
+                query.judgments.append(Judgment(entry.key, grade, entry.span, entry.value_span))
+        qrels.queries[qid] = query
+    return qrels
+
+
+def read_json_grades(text: str) -> dict[str, dict[str, int]]:
+    """qid -> doc id -> grade at ``json.loads`` speed, agreeing with :func:`parse_json_qrels`
+    (whose values are taken when a grade is not an integer or the text is not the shape)."""
+    data = read_nested(text)
+    if data is None or any(
+        not all(type(v) is int for v in docs.values()) for docs in data.values()
+    ):
+        return parse_json_qrels(text).grades()
+    return data  # type: ignore[return-value]  # every value was just checked to be an int
+
+
+def query_ids(text: str) -> list[tuple[str, Span]]:
+    return scan(text, "qrels", "grade").keys
+
+
+FORMAT = Format(
+    name="json-qrels",
+    display="JSON qrels (ranx / pytrec_eval)",
+    role="qrels",
+    parse=parse_json_qrels,
+    query_ids=query_ids,
+    id_text=json_id_text,
+    read_grades=read_json_grades,
+)
