@@ -236,3 +236,95 @@ def test_messages_about_a_trec_qrels_name_its_qrels_table(tmp_path: Path) -> Non
     assert analysis is not None
     [header] = lens_groups(analysis)[0][1]
     assert "no runs" in header and "[[qrels]]" in header and "`runs:`" not in header
+
+
+# -- convert ------------------------------------------------------------------------------------
+
+
+def test_convert_keeps_topics_with_no_judgments(tmp_path: Path) -> None:
+    import yaml
+
+    qrels = write(tmp_path / "t.qrels", "1 0 d1 1\n3 0 d3 2\n")
+    topics = write(
+        tmp_path / "t.trec",
+        "".join(f"<top>\n<num> {n}\n<title> question {n}\n</top>\n" for n in ("1", "2", "3")),
+    )
+    out = tmp_path / "g.qrels.yaml"
+    r = qrels_lsp("convert", qrels, "--topics", topics, "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert "1 topic(s) have no judgment" in r.stderr and ": 2" in r.stderr
+    queries = yaml.safe_load(out.read_text(encoding="utf-8"))["queries"]
+    assert list(queries) == ["1", "2", "3"]  # the topics' order
+    assert queries["2"] == {"question": "question 2", "relevant": []}
+    check = qrels_lsp("check", out)
+    assert "QR104" in check.stdout  # the unlinked question is said, not lost
+
+
+def test_convert_name_option_wins_over_the_runs_own_name(tmp_path: Path) -> None:
+    run = write(tmp_path / "a.run.yaml", RUN_A)  # name: a
+    out = tmp_path / "a.trec"
+    assert qrels_lsp("convert", run, "-o", out, "--name", "renamed").returncode == 0
+    assert {line.split()[5] for line in out.read_text().splitlines()} == {"renamed"}
+    assert qrels_lsp("convert", run, "-o", out).returncode == 0
+    assert {line.split()[5] for line in out.read_text().splitlines()} == {"a"}
+
+
+def test_converted_runs_keep_their_scores_and_their_numbers() -> None:
+    """Vaswani's BM25 run (175 tied score pairs) to YAML and back: the same scores, and the YAML
+    run scores what pytrec_eval gives the original."""
+    import tempfile
+
+    vaswani = SHARED_DATA / "vaswani"
+    with tempfile.TemporaryDirectory() as tmp:
+        yaml_run, back = Path(tmp) / "bm25.run.yaml", Path(tmp) / "back.trec"
+        assert qrels_lsp("convert", vaswani / "bm25_top100.run", "-o", yaml_run).returncode == 0
+        assert qrels_lsp("convert", yaml_run, "-o", back).returncode == 0
+
+        def scores(path: Path) -> dict[tuple[str, str], float]:
+            return {
+                (q, d): float(s)
+                for q, _, d, _, s, *_ in map(str.split, path.read_text().splitlines())
+            }
+
+        assert scores(back) == scores(vaswani / "bm25_top100.run")
+        r = qrels_lsp(
+            "score", vaswani / "qrels", yaml_run, "--metrics", "map,ndcg@10", "--format", "json"
+        )
+        assert r.returncode == 0, r.stderr
+    qrels = pytrec_eval.parse_qrel((vaswani / "qrels").open())
+    original = pytrec_eval.parse_run((vaswani / "bm25_top100.run").open())
+    oracle = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10"}).evaluate(original)
+    got = json.loads(r.stdout)["runs"][0]["queries"]
+    for qid, values in oracle.items():
+        assert got[qid]["map"] == values["map"]
+        assert got[qid]["ndcg@10"] == values["ndcg_cut_10"]
+
+
+def test_convert_writes_the_header_asked_for(tmp_path: Path) -> None:
+    import yaml
+
+    qrels = write(tmp_path / "t.qrels", "1 0 d1 1\n")
+    out = tmp_path / "g.qrels.yaml"
+    r = qrels_lsp(
+        "convert", qrels, "-o", out, "--corpus", "corpus/", "-k", "5",
+        "--runs", "runs/*.trec", "--runs", "dense.run.yaml",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    doc = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert (doc["corpus"], doc["k"], doc["runs"]) == (
+        "corpus/",
+        5,
+        ["runs/*.trec", "dense.run.yaml"],
+    )
+    run = write(tmp_path / "b.trec", RUN_B_TREC)
+    out_run = tmp_path / "b.run.yaml"
+    r = qrels_lsp("convert", run, "-o", out_run, "--qrels", "g.qrels.yaml")
+    assert r.returncode == 0, r.stderr
+    assert yaml.safe_load(out_run.read_text(encoding="utf-8"))["qrels"] == "g.qrels.yaml"
+    for wrong in (
+        ["convert", run, "-o", out_run, "-k", "3"],  # a run has no k
+        ["convert", qrels, "-o", out, "--qrels", "x"],  # a golden set has no qrels:
+        ["convert", out, "-o", tmp_path / "x.qrels", "--corpus", "c"],  # TREC has no header
+    ):
+        r = qrels_lsp(*wrong)
+        assert r.returncode == 2 and "only for a" in r.stderr

@@ -265,3 +265,16 @@ def test_nul_and_control_characters_are_syntax_findings() -> None:
         qrels = parse_golden(text)
         assert "QR001" in codes(qrels.findings)
         assert_spans_in(text, qrels.findings)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_yaml_float_reads_back_as_the_same_double(x: float) -> None:
+    """A converted run's scores: PyYAML (YAML 1.1) and the run parser read back the very double."""
+    import yaml
+    from qrels_lsp.core.formats.run_yaml import parse_run_yaml
+    from qrels_lsp.core.formats.yaml.scalar import yaml_float
+
+    written = yaml_float(x)
+    assert yaml.safe_load(written) == x
+    run = parse_run_yaml(f"results:\n  q: {{d: {written}}}\n")
+    assert run.rankings["q"].docs[0].score == x

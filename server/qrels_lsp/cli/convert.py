@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .common import (
     UsageError,
     log_text,
 )
+
+if TYPE_CHECKING:
+    from ..core.formats.convert import Target
+    from ..core.model import Qrels, Run
 
 
 def add(sub: Any) -> None:
@@ -27,7 +31,13 @@ def add(sub: Any) -> None:
         "TREC -> golden set: read the questions from here (TREC <top>, .jsonl or .tsv, "
         "by the file's name)",
     )
-    v.add_argument("--name", help="run name written into a TREC run's tag column")
+    v.add_argument("--name", help="the run's name (a TREC run's tag column, a run YAML's `name:`)")
+    v.add_argument("--corpus", help="a converted golden set's `corpus:` (relative to it)")
+    v.add_argument("-k", type=int, help="a converted golden set's `k:`")
+    v.add_argument(
+        "--runs", action="append", default=[], help="a converted golden set's `runs:` (repeat)"
+    )
+    v.add_argument("--qrels", help="a converted run YAML's `qrels:`: the golden set it answers")
     v.set_defaults(func=run)
 
 
@@ -47,13 +57,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             "both sides are YAML: write to a .trec/.qrels/.txt file to convert to TREC"
         )
+    target = _target(args, found.role if found is not None else None, to_yaml)
+    topics_in = _maybe_read(args.topics) if to_yaml else None
     try:
         result, topics = convert.convert(
             kind,
             text,
             to_yaml=to_yaml,
-            topics_text_in=_maybe_read(args.topics) if to_yaml else None,
-            name=args.name or args.input.stem.removesuffix(".run"),
+            topics_text_in=topics_in,
+            target=target,
             topics_name=args.topics.name if args.topics is not None else "",
         )
     except convert.ConversionError as exc:
@@ -71,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
                 f"and were left out: {log_text(', '.join(left_out))}",
                 file=sys.stderr,
             )
+    if found is not None and found.role == "qrels" and to_yaml and topics_in is not None:
+        _say_topics_kept(found.parse(text), args.topics.name, topics_in)
     if topics is not None and args.topics is not None and not to_yaml:
         args.topics.write_text(topics, encoding="utf-8", errors="surrogateescape")
     print(
@@ -94,3 +108,41 @@ def _maybe_read(path: Path | None) -> str | None:
     if text is None:
         raise UsageError(f"cannot read {path}: {message}")
     return text
+
+
+def _target(args: argparse.Namespace, role: str | None, to_yaml: bool) -> Target:
+    """What the options ask the converted file to say; an option the output cannot hold (a
+    TREC file has no header; a run has no corpus, a golden set no `qrels:`) is refused."""
+    from ..core.formats.convert import Target
+    from ..core.formats.golden_write import GoldenHeader
+
+    golden_only = {"--corpus": args.corpus, "-k": args.k, "--runs": args.runs or None}
+    given = [flag for flag, value in golden_only.items() if value is not None]
+    if args.k is not None and args.k < 1:
+        raise UsageError("-k must be a positive integer")
+    if given and not (to_yaml and role == "qrels"):
+        raise UsageError(f"{', '.join(given)}: only for a golden set YAML output")
+    if args.qrels is not None and not (to_yaml and role == "run"):
+        raise UsageError("--qrels: only for a run YAML output")
+    default = args.input.name.split(".")[0] or "run"
+    return Target(
+        golden=GoldenHeader(args.corpus, args.k, tuple(args.runs)),
+        qrels=args.qrels,
+        name=args.name,
+        default_name=default,
+    )
+
+
+def _say_topics_kept(source: Qrels | Run, topics_name: str, topics_text: str) -> None:
+    """Topics no judgment names are kept in the golden set (``relevant: []``): say which."""
+    from ..core.formats.topics import parse_topics
+    from ..core.model import Qrels
+
+    judged = source.queries if isinstance(source, Qrels) else {}
+    kept = [qid for qid in parse_topics(topics_name, topics_text) if qid not in judged]
+    if kept:
+        print(
+            f"note: {len(kept)} topic(s) have no judgment; kept with `relevant: []` (QR104 "
+            f"marks them): {log_text(', '.join(kept))}",
+            file=sys.stderr,
+        )

@@ -4,9 +4,11 @@ cannot say (an unanswerable question) is left out and reported by the caller's s
 
 from __future__ import annotations
 
-from ..model import Qrels
+from dataclasses import dataclass, field
+
+from ..model import Qrels, Run
 from . import get
-from .golden_write import golden_text
+from .golden_write import GoldenHeader, golden_text
 from .run_yaml import run_yaml_text
 from .topics import parse_topics, topics_kind, topics_text
 from .trec_qrels import trec_qrels_text
@@ -21,13 +23,25 @@ def _questions(qrels: Qrels) -> dict[str, str]:
     return {qid: q.question or "" for qid, q in qrels.queries.items()}
 
 
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What the converted file says beyond the input's judgments or rankings: a golden set's
+    ``corpus:``, ``k:`` and ``runs:``; a run's ``qrels:`` and name (``name`` wins over the name
+    the input carries, ``default_name`` only stands in for a missing one)."""
+
+    golden: GoldenHeader = field(default_factory=GoldenHeader)
+    qrels: str | None = None
+    name: str | None = None
+    default_name: str = "run"
+
+
 def convert(
     kind: str | None,
     text: str,
     *,
     to_yaml: bool,
     topics_text_in: str | None,
-    name: str,
+    target: Target = Target(),
     topics_name: str = "",
 ) -> tuple[str, str | None]:
     """(converted text, topics text or None). Refuses input with errors rather than guess.
@@ -49,13 +63,15 @@ def convert(
         if topics_text_in is not None:
             topics = parse_topics(topics_name, topics_text_in)
             questions = {qid: t.text for qid, t in topics.items()}
-        return golden_text(qrels, questions), None
+        return golden_text(qrels, questions, target.golden), None
     if fmt is not None and fmt.role == "run" and (fmt.yaml != to_yaml or fmt.name != "trec-run"):
         run = fmt.parse(text)
+        assert isinstance(run, Run)
         _refuse_errors(run.findings)
+        name = target.name or run.name or target.default_name
         if to_yaml:
-            return run_yaml_text(run, name), None  # type: ignore[arg-type]
-        return trec_run_text(run, getattr(run, "name", None) or name), None  # type: ignore[arg-type]
+            return run_yaml_text(run, name, target.qrels), None
+        return trec_run_text(run, name), None
     raise ConversionError(
         f"cannot convert a {kind or 'file of unknown format'} to "
         f"{'YAML' if to_yaml else 'TREC'}: golden set <-> TREC qrels, run YAML <-> TREC run "

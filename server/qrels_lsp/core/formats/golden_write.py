@@ -11,6 +11,7 @@ and every other line stay byte-identical.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..base.edits import insert_entry, newline_of
 from ..base.findings import TextEdit
@@ -146,18 +147,41 @@ def _block_list(
     return edits
 
 
-def golden_text(qrels: Qrels, questions: dict[str, str]) -> str:
-    """A golden set YAML holding ``qrels`` (a converted TREC/BEIR qrels), with each query's
+@dataclass(frozen=True, slots=True)
+class GoldenHeader:
+    """The top-level keys a converted golden set starts with (``convert --corpus -k --runs``)."""
+
+    corpus: str | None = None
+    k: int | None = None
+    runs: tuple[str, ...] = ()
+
+    def lines(self) -> list[str]:
+        out = [f"corpus: {yaml_scalar(self.corpus)}"] if self.corpus is not None else []
+        out += [f"k: {self.k}"] if self.k is not None else []
+        if self.runs:
+            out.append("runs: [" + ", ".join(yaml_scalar(r, flow=True) for r in self.runs) + "]")
+        return out
+
+
+def golden_text(
+    qrels: Qrels, questions: dict[str, str], header: GoldenHeader = GoldenHeader()
+) -> str:
+    """A golden set YAML holding ``qrels`` (a converted TREC/BEIR/JSON qrels), with each query's
     question from ``questions`` (topics) when it has one; a query with no judgment is written
-    ``unanswerable: true``."""
-    lines = ["queries:"]
-    for qid, query in qrels.queries.items():
+    ``unanswerable: true``. A topic no judgment names is kept, with ``relevant: []``: it is a
+    question nobody linked yet (QR104 says so), not one to lose."""
+    lines = [*header.lines(), "queries:"]
+    order = [*questions, *(q for q in qrels.queries if q not in questions)]  # the topics' order
+    for qid in order:
+        query = qrels.queries.get(qid)
         lines.append(f"  {yaml_scalar(qid)}:")
-        question = questions.get(qid) or query.question
+        question = questions.get(qid) or (query.question if query is not None else None)
         if question:
             lines.append(f"    question: {yaml_scalar(' '.join(question.split()))}")
-        grades = query.grades()
-        if grades and all(g == 1 for g in grades.values()):
+        grades = query.grades() if query is not None else {}
+        if query is None:
+            lines.append("    relevant: []")
+        elif grades and all(g == 1 for g in grades.values()):
             lines.append(
                 "    relevant: [" + ", ".join(yaml_scalar(d, flow=True) for d in grades) + "]"
             )

@@ -5,6 +5,7 @@ ranking) or to a mapping doc id -> score (ranked as trec_eval ranks: score, then
 from __future__ import annotations
 
 import re
+from math import isfinite
 
 from ..base.findings import Related
 from ..base.text import Span
@@ -12,7 +13,7 @@ from ..metrics import trec_eval_order
 from ..model import Ranking, Retrieved, Run
 from .format import Format
 from .yaml.context import keys_under
-from .yaml.scalar import rewrite_scalar, yaml_scalar
+from .yaml.scalar import rewrite_scalar, yaml_float, yaml_scalar
 from .yaml.shape import ShapeReader, doc_id, read_entries, read_top
 from .yaml.tree import YAlias, YMap, YNode, YScalar, YSeq, describe
 
@@ -124,12 +125,22 @@ def _dedupe(entries: list[Retrieved]) -> list[Retrieved]:
     return out
 
 
-def run_yaml_text(run: Run, name: str) -> str:
-    """A run YAML holding ``run`` (a converted TREC run), its documents in evaluation order."""
-    lines = [f"name: {yaml_scalar(name)}", "results:"]
+def run_yaml_text(run: Run, name: str, qrels: str | None = None) -> str:
+    """A run YAML holding ``run`` (a converted TREC, JSON or TSV run), its documents in evaluation
+    order; with their scores when every one has a finite one (a mapping, which ranks them the
+    same way), so that nothing the run said is lost (a run YAML takes no NaN or infinite score:
+    such a query keeps its order as a list); ``qrels`` names the golden set it answers."""
+    lines = [f"qrels: {yaml_scalar(qrels)}"] if qrels is not None else []
+    lines += [f"name: {yaml_scalar(name)}", "results:"]
     for qid, ranking in run.rankings.items():
         lines.append(f"  {yaml_scalar(qid)}:")
-        lines.extend(f"    - {yaml_scalar(d.doc_id)}" for d in ranking.docs)
+        if ranking.docs and all(d.score is not None and isfinite(d.score) for d in ranking.docs):
+            lines.extend(
+                f"    {yaml_scalar(d.doc_id)}: {yaml_float(d.score)}"  # type: ignore[arg-type]
+                for d in ranking.docs
+            )
+        else:
+            lines.extend(f"    - {yaml_scalar(d.doc_id)}" for d in ranking.docs)
     return "\n".join(lines) + "\n"
 
 

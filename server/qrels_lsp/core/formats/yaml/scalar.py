@@ -46,3 +46,19 @@ def rewrite_scalar(text: str, span: Span, new: str) -> str:
     if quote == "'" and text[span.end : span.end + 1] == "'":
         return new.replace("'", "''")
     return yaml_scalar(new)
+
+
+def yaml_float(x: float) -> str:
+    """``x`` as a YAML 1.1 float that reads back as the same double: Python's shortest repr,
+    with the dot and exponent sign YAML 1.1 needs (``1e-05`` would read as a string there)."""
+    if x != x:
+        return ".nan"
+    if x in (float("inf"), float("-inf")):
+        return ".inf" if x > 0 else "-.inf"
+    text = repr(x)
+    mantissa, e, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    if e and exponent[:1] not in "+-":
+        exponent = "+" + exponent
+    return mantissa + (f"e{exponent}" if e else "")
