@@ -328,3 +328,14 @@ def test_convert_writes_the_header_asked_for(tmp_path: Path) -> None:
     ):
         r = qrels_lsp(*wrong)
         assert r.returncode == 2 and "only for a" in r.stderr
+
+
+def test_check_says_a_listed_run_cannot_be_scored(tmp_path: Path) -> None:
+    """`check` scores nothing, but a run the golden set names that reads as no ranking is an
+    error where it is named, with the format it was read as."""
+    write(tmp_path / "g.qrels.yaml", "runs: [bad.trec]\n" + GOLDEN)
+    write(tmp_path / "bad.trec", "not a run\n")
+    r = qrels_lsp("check", tmp_path / "g.qrels.yaml", cwd=tmp_path)
+    assert r.returncode == 1
+    [line] = [x for x in r.stdout.splitlines() if "QR111" in x]
+    assert ":1:8: error QR111 `bad.trec` is not scored: read as TREC run" in line

@@ -45,7 +45,7 @@ declare(
     "runs-not-found",
     Severity.WARNING,
     "golden set",
-    "A `runs:` entry that matches no file.",
+    "A `runs:` entry that matches no file (a warning), or names a run that cannot be scored: unreadable, not a run, no ranking in it (an error: never zeros).",
 )
 declare(
     "QR112",
@@ -60,7 +60,7 @@ declare(
 SMALL_CORPUS = 2000
 
 Reader = Callable[[Path], tuple[str | None, str | None]]
-NOT_A_RUN = "is not a run file"
+NOT_A_RUN = "not a run file"
 Progress = Callable[[str, int, int], None]
 
 
@@ -460,21 +460,29 @@ class Project:
     def score_run(self, ctx: QrelsContext, path: Path, *, fast: bool = False) -> RunResult:
         """Score one run file. ``fast`` reads a TREC run without spans or findings (the CLI's
         ``score`` on a million-line run needs the ranking, not the editor's model)."""
+        run, rankings, error = self._read_run(path, fast=fast)
+        return self._scored(ctx, path, run, rankings, error)
+
+    def _read_run(
+        self, path: Path, *, fast: bool
+    ) -> tuple[Run | None, dict[str, list[str]], str | None]:
+        """A run's (model, rankings, why it cannot be scored): a file that cannot be read, is no
+        run, or reads as no ranking is an error that names the format it was read as."""
         if fast:
             text, _ = self.read(path)
             fmt = detect(path, text, self.config, "run") if text is not None else None
             if text is not None and fmt is not None and fmt.read_rankings is not None:
                 rankings = self._fast_rankings(path, text, fmt.read_rankings)
                 if rankings or not text.strip():
-                    return self._scored(ctx, path, None, rankings, None)
+                    return None, rankings, None
                 # Nothing read: the spans model below says why.
         kind, text, model, error = self.load(path, role="run")
         run = model if isinstance(model, Run) else None
         if run is None and error is None:
-            error = f"{path.name} {NOT_A_RUN} ({_read_as(kind)})"
+            error = f"{NOT_A_RUN} ({_read_as(kind)})"
         elif run is not None and not run.rankings and text is not None and text.strip():
-            error = f"read as {_read_as(kind)}, {path.name} holds no ranking" + _why(run.findings)
-        return self._scored(ctx, path, run, self._ranked_ids(path, run), error)
+            error = f"{_read_as(kind)}, it holds no ranking" + _why(run.findings)
+        return run, self._ranked_ids(path, run), error
 
     def runid(self, result: RunResult) -> str:
         """A run's own name as trec_eval prints it (runid): a TREC run's tag column, else
@@ -591,6 +599,12 @@ class Project:
             # A golden set needs its runs' rankings, not their span models (a TREC run of a
             # million lines would be a million objects): the run's own file has those.
             runs = [self.score_run(own, p, fast=True) for p in own.run_paths] if with_runs else []
+            # Why a listed run cannot be scored: from its scoring, or (`check`, which scores
+            # nothing) from reading it.
+            if with_runs:
+                unscored = {r.path: r.error for r in runs}
+            else:
+                unscored = {resolve(p): self._read_run(p, fast=True)[2] for p in own.run_paths}
             if with_runs and self.config.bm25_baseline:
                 base = self.baseline(own, build=self.build_indexes)
                 if base is not None:
@@ -604,7 +618,8 @@ class Project:
                     found.append(finding(code, ref.span, f"`{ref.value}`: {problem[1]}."))
                 elif not hits:
                     found.append(finding("QR111", ref.span, f"No run file matches `{ref.value}`."))
-                found += _unscored(ref.value, ref.span, [r for r in runs if r.path in hits])
+                errors = [(h, unscored.get(resolve(h))) for h in hits]
+                found += _unscored(ref.value, ref.span, errors)
             found += _replacement_characters(text)
             return Analysis(path, kind, text, self._suppress(found, text), model, own, runs, edit)
         golden_path, reason = self.golden_of(path, model)
@@ -663,15 +678,18 @@ def _capped(found: list[Finding]) -> list[Finding]:
     return [*(found[i] for i in keep), summary]
 
 
-def _unscored(pattern: str, span: Span, results: list[RunResult]) -> list[Finding]:
-    """A `runs:` entry whose file could not be read (a FIFO, a device, too large, unreadable)
-    is said so where it is written, not scored as zeros in silence. A glob matching a file that
-    is not a run (a README beside the runs) is no mistake; naming one outright is."""
+def _unscored(pattern: str, span: Span, errors: list[tuple[Path, str | None]]) -> list[Finding]:
+    """A `runs:` entry whose file could not be read (a FIFO, a device, too large, unreadable,
+    no ranking in it) is said so where it is written, not scored as zeros in silence. A glob
+    matching a file that is not a run (a README beside the runs) is no mistake; naming one
+    outright is."""
     out = []
-    for r in results:
-        if r.error is None or (has_magic(pattern) and NOT_A_RUN in r.error):
+    for path, error in errors:
+        if error is None or (has_magic(pattern) and NOT_A_RUN in error):
             continue
-        out.append(finding("QR111", span, f"`{pattern}`: {r.path.name} is not scored: {r.error}."))
+        which = "" if pattern == path.name else f" ({path.name})"
+        message = f"`{pattern}`{which} is not scored: {error}."
+        out.append(finding("QR111", span, message, severity=Severity.ERROR))
     return out
 
 
@@ -714,7 +732,7 @@ def _metrics(names: tuple[str, ...], k: int) -> list[Metric]:
 
 
 def _read_as(kind: FileKind | None) -> str:
-    return get(kind).display if kind is not None else "no known format"
+    return f"read as {get(kind).display}" if kind is not None else "of no format qrels-lsp reads"
 
 
 def _why(found: list[Finding]) -> str:
