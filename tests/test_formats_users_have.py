@@ -273,6 +273,6 @@ def test_hover_on_the_first_line_says_the_format(tmp_path: Path) -> None:
         at = analysis.text.index("\n") - 1  # the end of the first line: no id there
         assert locate(analysis.model, at, analysis.text) is None  # no id: the file itself
         target = hover_target(analysis, at)
-        assert target is not None and target.kind == "summary"
+        assert target is not None and target.kind == "file"
         text = hover_text(project, analysis, target)
         assert text is not None and text.startswith(f"Read as {display}."), text

@@ -265,3 +265,23 @@ def test_readers_agree_on_generated_files(text: str) -> None:
             q: {e.doc_id for e in r.docs} | {k for k, v in loaded[q].items() if v != v}
             for q, r in run.rankings.items()
         } or any(f.code == "QR314" for f in run.findings)
+
+
+def test_judging_adds_one_member_and_keeps_the_rest() -> None:
+    from fixtures import apply_edits
+    from qrels_lsp.core.formats.format import EditRefused
+    from qrels_lsp.core.formats.json_qrels import add_judgment
+
+    text = '{\n  "q1": {"d1": 1},\n  "q2": {}\n}\n'
+    for qid, doc, want in [
+        ("q1", "d2", '{\n  "q1": {"d1": 1, "d2": 2},\n  "q2": {}\n}\n'),
+        ("q2", "d2", '{\n  "q1": {"d1": 1},\n  "q2": {"d2": 2}\n}\n'),
+        ("q3", 'd"2', '{\n  "q1": {"d1": 1},\n  "q2": {}, "q3": {"d\\"2": 2}\n}\n'),
+    ]:
+        changed = apply_edits(text, add_judgment(text, qid, doc, 2))
+        assert changed == want
+        assert parse_json_qrels(changed).findings == []
+        assert parse_json_qrels(changed).grades()[qid][doc] == 2
+    assert apply_edits("{}", add_judgment("{}", "q", "d", 0)) == '{"q": {"d": 0}}'
+    with pytest.raises(EditRefused):
+        add_judgment('{"q1": {"d1": 1,}}', "q1", "d2", 1)

@@ -140,7 +140,7 @@ def test_every_yaml_code_has_a_fixture() -> None:
     covered |= {"QR106", "QR109", "QR110", "QR111", "QR206", "QR207"}
     covered.add("QR112")  # the workspace boundary: tests/test_boundary.py
     covered.add("QR113")  # a corpus cut by a limit: tests/test_hostile_core.py
-    covered.add("QR114")  # folder ids by stem that clash: tests/test_formats_users_have.py
+    covered.add("QR114")  # clashing stems in a folder corpus: tests/test_formats_users_have.py
     mine = {c for c in CODES if c.startswith(("QR0", "QR1", "QR2")) and c not in ("QR006", "QR204")}
     assert mine - covered == set()
 

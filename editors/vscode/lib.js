@@ -16,6 +16,9 @@ const INSTALL_COMMAND = 'pipx install /path/to/qrels-lsp';
 
 const DEFAULT_GOLDEN = ['**/*.qrels.yaml', '**/*.qrels.yml'];
 const DEFAULT_RUNS = ['**/*.run.yaml', '**/*.run.yml'];
+/** Files the server recognises by name beyond the YAML globs: JSON runs and qrels, MS MARCO
+ * runs, BEIR qrels (core/formats/__init__.py `_by_name`). */
+const FORMAT_PATTERNS = ['**/*.run.json', '**/*.qrels.json', '**/*.run.tsv', '**/qrels/*.tsv'];
 
 /**
  * The `qrels` section as the server wants it: only its own keys, and only those the user set
@@ -245,7 +248,7 @@ function documentPatterns(section) {
   const runs = (section && section.runs) || DEFAULT_RUNS;
   const seen = new Set();
   const out = [];
-  for (const p of [...DEFAULT_GOLDEN, ...DEFAULT_RUNS, ...golden, ...runs]) {
+  for (const p of [...DEFAULT_GOLDEN, ...DEFAULT_RUNS, ...FORMAT_PATTERNS, ...golden, ...runs]) {
     const glob = p.startsWith('**/') || p.startsWith('/') ? p : `**/${p}`;
     if (!seen.has(glob)) {
       seen.add(glob);

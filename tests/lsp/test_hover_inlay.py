@@ -362,7 +362,19 @@ async def test_nothing_to_hover(client: LanguageClient, ws: Workspace) -> None:
     assert (
         await hover(client, uri, position_of(text, "question: cant", ws.encoding, delta=12)) is None
     )
-    assert await hover(client, uri, types.Position(line=0, character=3)) is None
+    assert await hover(client, uri, types.Position(line=1, character=0)) is None  # a comment
+
+
+@pytest.mark.asyncio
+async def test_first_line_says_what_the_file_was_read_as(
+    client: LanguageClient, ws: Workspace
+) -> None:
+    uri = await open_doc(client, ws, GOLDEN)
+    h = await hover(client, uri, types.Position(line=0, character=3))  # in a comment: no id
+    assert h is not None
+    lines = h.contents.value.split("  \n")  # type: ignore[union-attr]
+    assert lines[0] == "Read as golden set (YAML)."
+    assert lines[1].startswith("36 questions")  # then the header lens's lines
 
 
 @pytest.mark.asyncio

@@ -171,6 +171,9 @@ test('cwdOutside: the server\'s working directory is never in a workspace folder
 });
 
 test('documentPatterns: defaults plus the golden/runs globs, anchored anywhere', () => {
-  assert.deepEqual(documentPatterns({}), ['**/*.qrels.yaml', '**/*.qrels.yml', '**/*.run.yaml', '**/*.run.yml']);
+  assert.deepEqual(documentPatterns({}), [
+    '**/*.qrels.yaml', '**/*.qrels.yml', '**/*.run.yaml', '**/*.run.yml',
+    '**/*.run.json', '**/*.qrels.json', '**/*.run.tsv', '**/qrels/*.tsv',
+  ]);
   assert.deepEqual(documentPatterns({ golden: ['eval/golden.yaml'] }).slice(-1), ['**/eval/golden.yaml']);
 });

@@ -26,28 +26,35 @@ from .present import (
 
 def hover_target(analysis: Analysis, offset: int) -> Target | None:
     """What a hover at ``offset`` is about: what :func:`locate` finds, else, on the file's first
-    line, the file itself (a ``summary``: the format it was read as, and its means)."""
+    line, the file itself (``file``: the format it was read as, and its means)."""
     found = locate(analysis.model, offset, analysis.text)
     if found is not None:
         return found
     text = analysis.text
     ends = [at for at in (text.find("\n"), text.find("\r")) if at != -1]
     end = min(ends) if ends else len(text)
-    return Target("summary", Span(0, end)) if 0 <= offset <= end else None
+    return Target("file", Span(0, end)) if 0 <= offset <= end else None
+
+
+def _means(analysis: Analysis) -> str | None:
+    """The header lens's lines: the file's counts and each run's means."""
+    ctx = analysis.context
+    if ctx is None:
+        return None
+    if isinstance(analysis.model, Qrels):
+        return "  \n".join(header_titles(ctx, analysis.runs))
+    return run_header_title(ctx, analysis.runs[0]) if analysis.runs else None
 
 
 def hover_text(project: Project, analysis: Analysis, target: Target) -> str | None:
     """The markdown of a hover, in core terms. Reads the corpus: call it on the analysis thread."""
     ctx = analysis.context
-    if target.kind == "summary":
+    if target.kind in ("summary", "file"):
+        means = _means(analysis)
+        if target.kind == "summary":
+            return means
         read_as = f"Read as {get(analysis.kind).display}."
-        if ctx is None:
-            return read_as
-        if isinstance(analysis.model, Qrels):
-            return "  \n".join([read_as, *header_titles(ctx, analysis.runs)])
-        if not analysis.runs:
-            return read_as
-        return f"{read_as}  \n{run_header_title(ctx, analysis.runs[0])}"
+        return read_as if means is None else f"{read_as}  \n{means}"
     if target.kind == "query":
         assert target.qid is not None
         query = ctx.qrels.queries.get(target.qid) if ctx is not None else None

@@ -22,7 +22,7 @@ from ..core.base.text import Span
 from ..core.model import Qrels, Query, Run, rank_in_list
 from ..core.project.analysis import Analysis, Project, run_name
 
-TargetKind = Literal["query", "judged", "retrieved", "summary"]
+TargetKind = Literal["query", "judged", "retrieved", "summary", "file"]
 
 _FIRST_FIELD = re.compile(r"[ \t]*([^\s]+)")
 
@@ -36,7 +36,9 @@ class Target:
     - ``retrieved``: a document id retrieved for ``qid`` in a run, at evaluation ``rank``
       (trec_eval's order, 1-based);
     - ``summary``: a file-level key (``k``, ``runs``, ``corpus``; a run's ``name``, ``qrels``,
-      ``results``), where the file's means are shown.
+      ``results``), where the file's means are shown;
+    - ``file``: the file itself (its first line where no id is under the cursor, for hover: the
+      format it was read as, then its means).
     """
 
     kind: TargetKind

@@ -3,16 +3,18 @@
 Grades are integers. A number with a fraction is read as trec_eval reads a grade (truncated:
 ``2.7`` is 2) and reported (QR302); NaN and infinities are not grades (QR314). ``read_json_grades``
 is the fast path for scoring (``json.loads``); see ``json_nested.py`` for why there are two readers.
+Judging a document from a run (the editor's action) inserts one member, keeping the rest as it is.
 """
 
 from __future__ import annotations
 
+import json
 import math
 
-from ..base.findings import Finding, finding
+from ..base.findings import Finding, TextEdit, finding
 from ..base.text import Span
 from ..model import Judgment, Qrels, Query
-from .format import Format
+from .format import EditRefused, Format
 from .json_nested import QR314, Entry, read_nested, scan
 from .json_run import json_id_text
 
@@ -68,6 +70,28 @@ def read_json_grades(text: str) -> dict[str, dict[str, int]]:
     return data  # type: ignore[return-value]  # every value was just checked to be an int
 
 
+def add_judgment(text: str, qid: str, doc: str, grade: int) -> list[TextEdit]:
+    """``"doc": grade`` written after the query's last judgment (or into its empty object), or
+    the query added after the last one: one insertion, the rest of the file as it was."""
+    scanned = scan(text, "qrels", "grade")
+    if any(f.code == QR314 for f in scanned.findings):
+        raise EditRefused("the JSON qrels file has errors: fix them first")
+    member = f"{json.dumps(doc, ensure_ascii=False)}: {grade}"
+    group = scanned.groups.get(qid)
+    if group is not None:
+        if group.entries:
+            at = max(e.value_span.end for e in group.entries.values())
+            return [TextEdit(Span(at, at), f", {member}")]
+        at = group.block.end - 1  # its closing brace
+        return [TextEdit(Span(at, at), member)]
+    query = f"{json.dumps(qid, ensure_ascii=False)}: {{{member}}}"
+    if scanned.groups:
+        at = max(g.block.end for g in scanned.groups.values())
+        return [TextEdit(Span(at, at), f", {query}")]
+    at = text.rstrip().rfind("}")  # the whole object's closing brace (the file is valid JSON)
+    return [TextEdit(Span(at, at), query)]
+
+
 def query_ids(text: str) -> list[tuple[str, Span]]:
     return scan(text, "qrels", "grade").keys
 
@@ -79,5 +103,6 @@ FORMAT = Format(
     parse=parse_json_qrels,
     query_ids=query_ids,
     id_text=json_id_text,
+    add_judgment=add_judgment,
     read_grades=read_json_grades,
 )
