@@ -237,7 +237,14 @@ def table_rows(markdown: str) -> dict[str, list[str]]:
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("qid", ["slow-far-room", "cant-login-app", "browser-admin"])
+@pytest.mark.parametrize(
+    "qid",
+    [
+        "slow-far-room",
+        pytest.param("cant-login-app", marks=pytest.mark.slow),
+        pytest.param("browser-admin", marks=pytest.mark.slow),
+    ],
+)
 async def test_query_hover_equals_pytrec_eval(
     client: LanguageClient, ws: Workspace, qid: str
 ) -> None:

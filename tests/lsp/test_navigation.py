@@ -189,7 +189,7 @@ async def test_definition_into_a_tsv_corpus_after_cjk(
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("declaration", [True, False])
+@pytest.mark.parametrize("declaration", [True, pytest.param(False, marks=pytest.mark.slow)])
 async def test_references_of_a_document(
     client: LanguageClient, ws: Workspace, declaration: bool
 ) -> None:
