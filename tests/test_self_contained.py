@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SHARED_DATA
+from conftest import ROOT, SHARED_DATA, THOROUGH, examples
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -134,6 +134,20 @@ def test_the_default_run_leaves_the_slow_tests_out() -> None:
     options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     addopts = shlex.split(options["tool"]["pytest"]["ini_options"]["addopts"])
     assert addopts[addopts.index("-m") + 1] == "not slow"
+
+
+def test_property_tests_run_in_both_suites() -> None:
+    """By default a property test draws a fifth of its examples; ``-m slow`` selects it again
+    (conftest marks every property test slow in that run) at its full count."""
+    assert not THOROUGH and examples(200) == 40 and examples(6) == 2
+    command = "-m pytest -p no:cacheprovider -m slow --collect-only tests/test_locate.py"
+    slow = subprocess.run(
+        [sys.executable, *command.split()],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "test_locate.py::test_queries_in_a_window_are_those_a_pass_finds" in slow, slow
 
 
 def test_ci_runs_the_readme_commands() -> None:
