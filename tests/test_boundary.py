@@ -227,6 +227,7 @@ def test_expand_matches_glob_on_ordinary_trees(tmp_path_factory, tree, pattern) 
     assert [p for p in found if p.is_file()] == expected
 
 
+@pytest.mark.slow
 def test_a_glob_bomb_stops_at_its_limits(tmp_path: Path) -> None:
     for i in range(60):
         folder = tmp_path / f"d{i}"

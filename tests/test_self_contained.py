@@ -136,10 +136,15 @@ def test_the_default_run_leaves_the_slow_tests_out() -> None:
     assert addopts[addopts.index("-m") + 1] == "not slow"
 
 
-def test_property_tests_run_in_both_suites() -> None:
-    """By default a property test draws a fifth of its examples; ``-m slow`` selects it again
-    (conftest marks every property test slow in that run) at its full count."""
+def test_property_tests_draw_a_fifth_by_default() -> None:
     assert not THOROUGH and examples(200) == 40 and examples(6) == 2
+
+
+@pytest.mark.slow
+def test_the_slow_run_takes_every_property_test() -> None:
+    """``-m slow`` selects the property tests too (conftest marks them slow in that run), where
+    ``examples`` gives their full count."""
+    assert THOROUGH and examples(200) == 200
     command = "-m pytest -p no:cacheprovider -m slow --collect-only tests/test_locate.py"
     slow = subprocess.run(
         [sys.executable, *command.split()],

@@ -124,6 +124,7 @@ async def test_half_typed_flow_list_with_emoji_and_cjk(
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_schema_keys_not_already_present(client: LanguageClient, ws: Workspace) -> None:
     text = ws.text(GOLDEN)
     anchor = "    relevant: [kb/local-admin-page.md]\n"
@@ -149,6 +150,7 @@ async def test_schema_keys_not_already_present(client: LanguageClient, ws: Works
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_run_results_offer_missing_queries(client: LanguageClient, ws: Workspace) -> None:
     rel = "runs/dense.run.yaml"
     text = ws.text(rel)

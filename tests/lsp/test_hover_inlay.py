@@ -100,6 +100,7 @@ def _pos(p: types.Position) -> tuple[int, int]:
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_trec_run_hints_only_for_the_range(client: LanguageClient, ws: Workspace) -> None:
     rel = RUNS["hybrid"]
     text = ws.text(rel)
@@ -291,6 +292,7 @@ async def test_query_hover_equals_pytrec_eval(
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_run_query_hover_on_a_later_trec_line(client: LanguageClient, ws: Workspace) -> None:
     """Every line of a TREC run names its query: hovering the fourth line's shows all runs."""
     rel = RUNS["hybrid"]
@@ -363,6 +365,7 @@ async def test_summary_hover_equals_header_lens(client: LanguageClient, ws: Work
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_nothing_to_hover(client: LanguageClient, ws: Workspace) -> None:
     text = ws.text(GOLDEN)
     uri = await open_doc(client, ws, GOLDEN)
@@ -373,6 +376,7 @@ async def test_nothing_to_hover(client: LanguageClient, ws: Workspace) -> None:
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_corpus_file_deleted_while_open(client: LanguageClient, ws: Workspace) -> None:
     text = ws.text(GOLDEN)
     uri = await open_doc(client, ws, GOLDEN)

@@ -115,6 +115,7 @@ def test_deep_nesting(server: Server) -> None:
     still_answers(server)
 
 
+@pytest.mark.slow
 def test_50_mb_golden_set(server: Server) -> None:
     block = "  q{}:\n    question: how do I reset the router\n    relevant: [kb/factory-reset.md]\n"
     parts, size, n = ["queries:\n"], 0, 0
