@@ -101,6 +101,7 @@ def test_cli_reports_undecodable_bytes_once(
     assert out.count("QR006") == 1 and ":5:" in out, out
 
 
+@pytest.mark.slow
 def test_50_mb_files(tmp_path: Path) -> None:
     path = workspace(tmp_path)
     block = "  q{}:\n    question: how do I reset\n    relevant: [a.md]\n"

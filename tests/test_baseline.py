@@ -37,6 +37,7 @@ def vaswani_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_vaswani_baseline_equals_rank_bm25_and_pytrec_eval(
     vaswani_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

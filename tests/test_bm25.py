@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.formats.corpus import Corpus, Document, load_corpus
@@ -55,6 +55,7 @@ def vaswani() -> tuple[BM25Index, list[list[str]], list[np.ndarray]]:
     return index, queries, [okapi.get_scores(q) for q in queries]
 
 
+@pytest.mark.slow
 def test_vaswani_scores_equal_get_scores(vaswani: tuple) -> None:  # type: ignore[type-arg]
     index, queries, expected = vaswani
     for q, theirs in zip(queries, expected, strict=True):
@@ -63,6 +64,7 @@ def test_vaswani_scores_equal_get_scores(vaswani: tuple) -> None:  # type: ignor
         assert np.array_equal(ours, theirs)  # in fact bit-identical: same operations, same order
 
 
+@pytest.mark.slow
 def test_vaswani_top_k_equals_sorted_get_scores(vaswani: tuple) -> None:  # type: ignore[type-arg]
     index, queries, expected = vaswani
     for q, theirs in zip(queries, expected, strict=True):
@@ -71,6 +73,7 @@ def test_vaswani_top_k_equals_sorted_get_scores(vaswani: tuple) -> None:  # type
         assert [s for _, s in top] == [theirs[i] for i, _ in top]
 
 
+@pytest.mark.slow
 def test_statistics_match() -> None:
     corpus = load(VASWANI / "corpus" / "doc-text.trec")
     docs = [tokenize(d.searchable_text) for d in corpus.documents()]
@@ -101,7 +104,7 @@ def test_negative_idf_is_floored_like_rank_bm25() -> None:
     assert np.array_equal(index.scores(["common", "z"]), okapi.get_scores(["common", "z"]))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(st.lists(st.sampled_from("abcdefgh"), max_size=12), min_size=1, max_size=25),
     st.lists(st.sampled_from("abcdefghij"), max_size=6),
@@ -297,6 +300,7 @@ def test_copy_overlap() -> None:
     assert 0.0 <= copy_overlap("firmware too old means error e1042 firmware", doc) <= 1.0
 
 
+@pytest.mark.slow
 def test_copy_overlap_bound_never_hides_a_copy() -> None:
     """With ``at_least`` the substring bound of ngram_overlap may stand in for the value only below the threshold:
     every question of the demo and every sentence of its documents, against every document."""

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.base.boundary import Boundary
@@ -197,7 +198,9 @@ PATTERNS = st.sampled_from(
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(tree=TREES, pattern=PATTERNS)
 def test_expand_matches_glob_on_ordinary_trees(tmp_path_factory, tree, pattern) -> None:  # type: ignore[no-untyped-def]
@@ -224,6 +227,7 @@ def test_expand_matches_glob_on_ordinary_trees(tmp_path_factory, tree, pattern) 
     assert [p for p in found if p.is_file()] == expected
 
 
+@pytest.mark.slow
 def test_a_glob_bomb_stops_at_its_limits(tmp_path: Path) -> None:
     for i in range(60):
         folder = tmp_path / f"d{i}"

@@ -202,6 +202,7 @@ def test_jsonl_truncated_at_cap(tmp_path: Path) -> None:
     assert any("limit" in p for p in corpus.problems)
 
 
+@pytest.mark.slow
 def test_jsonl_100k_single_pass(tmp_path: Path) -> None:
     path = tmp_path / "big.jsonl"
     with path.open("w") as f:

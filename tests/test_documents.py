@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
@@ -28,7 +29,7 @@ def position(data: st.DataObject, text: str, units: object) -> types.Position:
     return types.Position(line=line, character=units(lines[line][:at]))  # type: ignore[operator]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(PIECES, max_size=40).map("".join), st.sampled_from(list(ENCODINGS)), st.data())
 def test_changes_apply_as_pygls_applies_them(
     text: str, encoding: types.PositionEncodingKind, data: st.DataObject
@@ -61,7 +62,7 @@ def test_a_position_past_the_line_end_is_the_line_end() -> None:
     assert doc.source == "aX\ncd\n"
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(PIECES, max_size=40).map("".join), st.data())
 def test_a_derived_line_index_equals_a_fresh_one(text: str, data: st.DataObject) -> None:
     """The index after an edit is made from the one before (line starts moved, the touched lines

@@ -176,6 +176,7 @@ def test_score_output_cannot_inject(world: tuple[Path, Path, dict[str, str]], fm
         assert not re.search(r"(?<!\\)\]\(", r.stdout)  # no link syntax survives
 
 
+@pytest.mark.slow
 def test_yaml_bombs_are_cut_short(world: tuple[Path, Path, dict[str, str]]) -> None:
     repo, _out, env = world
     many = repo / "many.qrels.yaml"
@@ -228,6 +229,7 @@ def test_nul_bytes_in_paths_never_crash(world: tuple[Path, Path, dict[str, str]]
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+@pytest.mark.slow
 def test_ci_reads_only_the_checkout_the_cache_and_python(
     world: tuple[Path, Path, dict[str, str]], tmp_path: Path
 ) -> None:

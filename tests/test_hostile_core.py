@@ -101,6 +101,7 @@ def fast_folder(tmp_path: Path) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_folder_with_more_files_than_the_walk_limit(tmp_path: Path, fast_folder: Path) -> None:
     # before: every file walked, without bound (150,000 files: check 3.7 s, score 6.1 s)
     folder = fast_folder / "corpus"
@@ -122,6 +123,7 @@ def test_folder_with_more_files_than_the_walk_limit(tmp_path: Path, fast_folder:
     score(path, tmp_path, "--allow-outside")
 
 
+@pytest.mark.slow
 def test_root_as_corpus(tmp_path: Path) -> None:
     # before: check 9.2 s, score 18.3 s (the walk of the whole disk)
     path = golden(tmp_path, "/", {"q1": ("the host name", ["no/such/file"])})
@@ -159,6 +161,7 @@ def test_corpus_just_over_the_byte_limit(tmp_path: Path) -> None:
 # -- expansion and quadratic comparisons -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_document_of_30_mb_of_fdfa(tmp_path: Path) -> None:
     # before: check 14.0 s and 1.48 GB, score 25.3 s and 3.6 GB (NFKD: 18 characters each)
     folder = tmp_path / "corpus"
@@ -172,6 +175,7 @@ def test_a_document_of_30_mb_of_fdfa(tmp_path: Path) -> None:
     assert "fdfa.md: longer than 1,000,000 characters" in scored.stderr  # indexed in part
 
 
+@pytest.mark.slow
 def test_a_long_question_against_a_20_mb_document(tmp_path: Path) -> None:
     # before: check killed after 60 s (227 s reported); score 2.2 s
     rng = random.Random(7)
@@ -189,6 +193,7 @@ def test_a_long_question_against_a_20_mb_document(tmp_path: Path) -> None:
     score(path, tmp_path)
 
 
+@pytest.mark.slow
 def test_ten_thousand_unknown_ids_against_100k_documents(tmp_path: Path) -> None:
     # before: check 83 s (every unknown id compared with every corpus id); score 2.2 s
     n_docs = 100_000

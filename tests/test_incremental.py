@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from conftest import EXAMPLES
+import pytest
+from conftest import EXAMPLES, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.formats.golden import parse_golden
@@ -53,7 +54,7 @@ def test_diff() -> None:
     assert diff("x", "x") is None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.integers(0, 3 * 2**14),
     st.integers(0, 5),
@@ -111,7 +112,7 @@ def test_edits_that_change_structure_decline_or_agree() -> None:
         check(DEMO, new)  # agrees when it does not decline
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.integers(min_value=0, max_value=len(DEMO)),
     st.sampled_from(["", "x", "é", "😀", "\n", " ", ":", "- ", "[", "2"]),
@@ -122,6 +123,7 @@ def test_random_edits_agree_with_a_full_parse(at: int, insert: str, delete: int)
     check(DEMO, new)
 
 
+@pytest.mark.slow
 def test_generated_golden_set_with_many_edits() -> None:
     rng = random.Random(7)
     lines = ["corpus: corpus/", "queries:"]

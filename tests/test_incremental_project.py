@@ -70,7 +70,7 @@ def edits(text: str, rng: random.Random) -> str:
     return text[:at] + rng.choice(["\n", " ", "x", ":"]) + text[at + rng.randrange(2) :]
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, *(pytest.param(s, marks=pytest.mark.slow) for s in (2, 3))])
 def test_edited_analyses_equal_fresh_ones(tmp_path: Path, seed: int) -> None:
     root = tmp_path / "demo"
     shutil.copytree(EXAMPLES, root)

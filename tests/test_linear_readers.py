@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.base.findings import finding
@@ -25,7 +25,7 @@ from qrels_lsp.core.formats.corpus import Corpus, Document, _first_line_title
 from qrels_lsp.core.formats.topics import Topic, Topics, parse_trec_topics
 from qrels_lsp.core.formats.trec_lines import sniff_trec_kind
 
-SETTINGS = settings(max_examples=150, deadline=None)
+SETTINGS = settings(max_examples=examples(150), deadline=None)
 VASWANI = SHARED_DATA / "vaswani"
 
 # -- the oracles: the readers as they were ----------------------------------------------------

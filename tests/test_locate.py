@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.base.boundary import Boundary
@@ -224,7 +225,7 @@ def test_family_of_an_unbound_run(tmp_path: Path) -> None:
     assert golden is None and [r.name for r in runs] == ["alone"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(0, 6000), st.integers(0, 400), st.booleans())
 def test_queries_in_a_window_are_those_a_pass_finds(start: int, width: int, shifted: bool) -> None:
     """The binary search over a golden set's entries finds what looking at every query finds,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from typing import Any
 
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.base.findings import Finding
@@ -28,7 +28,7 @@ from qrels_lsp.core.formats.trec_run import _read_strict_run, parse_trec_run, re
 from qrels_lsp.core.metrics import order_by_score
 from qrels_lsp.core.model import Qrels, Run
 
-SETTINGS = settings(max_examples=200, deadline=None)
+SETTINGS = settings(max_examples=examples(200), deadline=None)
 
 SOURCES = [
     "trec_eval/qrels.test.with-comments",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from conftest import examples
 from fixtures import apply_edits, assert_spans_in, codes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -80,7 +81,7 @@ ALPHABET = st.sampled_from(
 TEXT = st.text(alphabet=ALPHABET, max_size=200) | st.text(max_size=200)
 
 SETTINGS = settings(
-    max_examples=250,
+    max_examples=examples(250),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

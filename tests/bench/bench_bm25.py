@@ -32,8 +32,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
-VASWANI = SHARED_DATA / "vaswani"
+VASWANI = ROOT / "tests" / "data" / "vaswani"  # tests/data/README.md: its origin
 RESULTS = HERE / "results"
 K = 100
 REPEATS = 5  # query loops timed for ours and bm25s (best kept)

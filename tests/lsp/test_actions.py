@@ -130,6 +130,7 @@ async def test_every_demo_fix_applies_exactly(client: LanguageClient, ws: Worksp
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_only_filter_and_empty_places(client: LanguageClient, ws: Workspace) -> None:
     uri = await open_doc(client, ws, GOLDEN)
     await diagnostics(client, uri, version=1)
@@ -373,6 +374,7 @@ async def test_rename_from_golden_set_reaches_every_run(
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_rename_from_trec_run(client: LanguageClient, ws: Workspace) -> None:
     rel = "runs/hybrid.trec"
     uri = await open_doc(client, ws, rel, language="plaintext")

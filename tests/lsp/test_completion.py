@@ -143,6 +143,7 @@ async def test_completion_in_an_unclosed_quote_keeps_the_bracket(
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_schema_keys_not_already_present(client: LanguageClient, ws: Workspace) -> None:
     text = ws.text(GOLDEN)
     anchor = "    relevant: [kb/local-admin-page.md]\n"
@@ -168,6 +169,7 @@ async def test_schema_keys_not_already_present(client: LanguageClient, ws: Works
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_run_results_offer_missing_queries(client: LanguageClient, ws: Workspace) -> None:
     rel = "runs/dense.run.yaml"
     text = ws.text(rel)

@@ -99,6 +99,7 @@ def start(workspace: Path, tmp_path: Path) -> Server:
     return Server(workspace, "visual-studio-code", env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
 
 
+@pytest.mark.slow
 def test_rapid_changes_while_indexing(workspace: Path, tmp_path: Path) -> None:
     server = start(workspace, tmp_path)
     uri = (workspace / "g.qrels.yaml").as_uri()

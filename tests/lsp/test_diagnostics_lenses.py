@@ -43,6 +43,7 @@ async def test_demo_golden_set_diagnostics_are_the_planted_ones(
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_duplicate_points_at_first_occurrence(client: LanguageClient, ws: Workspace) -> None:
     uri = await open_doc(client, ws, GOLDEN)
     diags = await diagnostics(client, uri, version=1)
@@ -166,6 +167,7 @@ async def test_non_ascii_before_the_error(client: LanguageClient, ws: Workspace)
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_other_documents_stay_silent(client: LanguageClient, ws: Workspace) -> None:
     (ws.root / "notes.yaml").write_text("queries: [1, 2\n", encoding="utf-8")
     uri = await open_doc(client, ws, "notes.yaml")
@@ -177,6 +179,7 @@ async def test_other_documents_stay_silent(client: LanguageClient, ws: Workspace
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_close_clears_diagnostics(client: LanguageClient, ws: Workspace) -> None:
     uri = await open_doc(client, ws, GOLDEN)
     assert await diagnostics(client, uri, version=1)

@@ -151,6 +151,7 @@ def test_a_run_bound_outside_gets_no_edits_and_no_scores(world: tuple[Server, Pa
     assert (out / "other.qrels.yaml").read_text().endswith("[x]\n")
 
 
+@pytest.mark.slow
 def test_settings_and_watched_file_storms(world: tuple[Server, Path, Path]) -> None:
     srv, ws, out = world
     uri, _text = open_file(srv, ws / "support.qrels.yaml")
@@ -227,6 +228,7 @@ def test_the_users_own_settings_allow_outside(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+@pytest.mark.slow
 def test_a_hostile_session_touches_nothing_outside(tmp_path: Path) -> None:
     ws, out = make_world(tmp_path)
     trace = tmp_path / "strace.log"

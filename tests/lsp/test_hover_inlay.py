@@ -100,6 +100,7 @@ def _pos(p: types.Position) -> tuple[int, int]:
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_trec_run_hints_only_for_the_range(client: LanguageClient, ws: Workspace) -> None:
     rel = RUNS["hybrid"]
     text = ws.text(rel)
@@ -237,7 +238,14 @@ def table_rows(markdown: str) -> dict[str, list[str]]:
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("qid", ["slow-far-room", "cant-login-app", "browser-admin"])
+@pytest.mark.parametrize(
+    "qid",
+    [
+        "slow-far-room",
+        pytest.param("cant-login-app", marks=pytest.mark.slow),
+        pytest.param("browser-admin", marks=pytest.mark.slow),
+    ],
+)
 async def test_query_hover_equals_pytrec_eval(
     client: LanguageClient, ws: Workspace, qid: str
 ) -> None:
@@ -284,6 +292,7 @@ async def test_query_hover_equals_pytrec_eval(
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_run_query_hover_on_a_later_trec_line(client: LanguageClient, ws: Workspace) -> None:
     """Every line of a TREC run names its query: hovering the fourth line's shows all runs."""
     rel = RUNS["hybrid"]
@@ -356,6 +365,7 @@ async def test_summary_hover_equals_header_lens(client: LanguageClient, ws: Work
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_nothing_to_hover(client: LanguageClient, ws: Workspace) -> None:
     text = ws.text(GOLDEN)
     uri = await open_doc(client, ws, GOLDEN)
@@ -378,6 +388,7 @@ async def test_first_line_says_what_the_file_was_read_as(
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_corpus_file_deleted_while_open(client: LanguageClient, ws: Workspace) -> None:
     text = ws.text(GOLDEN)
     uri = await open_doc(client, ws, GOLDEN)

@@ -103,6 +103,7 @@ async def test_definition_of_a_document_opens_its_file(
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_definition_of_a_run_query_is_its_golden_entry(
     client: LanguageClient, ws: Workspace
 ) -> None:
@@ -170,6 +171,7 @@ async def test_definition_into_a_jsonl_corpus_after_emoji(
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_definition_into_a_tsv_corpus_after_cjk(
     client: LanguageClient, ws: Workspace
 ) -> None:
@@ -189,7 +191,7 @@ async def test_definition_into_a_tsv_corpus_after_cjk(
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("declaration", [True, False])
+@pytest.mark.parametrize("declaration", [True, pytest.param(False, marks=pytest.mark.slow)])
 async def test_references_of_a_document(
     client: LanguageClient, ws: Workspace, declaration: bool
 ) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.lsp.transport import Framer, Skipped
@@ -112,11 +113,13 @@ def test_documents_never_opened(client: RawClient, tmp_path: Path) -> None:
     "broken",
     [
         b"Content-Length: 99999\r\n\r\n{}",  # longer than what follows
-        b"Content-Length: abc\r\n\r\n",  # not a number
-        b"Content-Length: 999999999999\r\n\r\n",  # more than a message may be
+        pytest.param(b"Content-Length: abc\r\n\r\n", marks=pytest.mark.slow),  # not a number
+        pytest.param(  # more than a message may be
+            b"Content-Length: 999999999999\r\n\r\n", marks=pytest.mark.slow
+        ),
         b'Content-Length: 5\r\n\r\n{"jsonrpc": "2.0"}',  # shorter than the body
         b"garbage without any header\r\n\r\n",
-        b"Content-Length: 10\r\n",  # no blank line
+        pytest.param(b"Content-Length: 10\r\n", marks=pytest.mark.slow),  # no blank line
     ],
 )
 def test_a_broken_frame_does_not_swallow_the_next_message(client: RawClient, broken: bytes) -> None:
@@ -139,6 +142,7 @@ def test_exit_without_shutdown_exits_with_1(client: RawClient) -> None:
     assert client.wait_exit(10) == 1
 
 
+@pytest.mark.slow
 def test_exit_ends_the_process_while_an_index_builds(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
@@ -236,7 +240,7 @@ BODIES = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(bodies=BODIES, cuts=st.lists(st.integers(min_value=0, max_value=10_000), max_size=12))
 def test_framer_recovers_every_message_however_the_stream_is_cut(
     bodies: list[bytes], cuts: list[int]
@@ -250,7 +254,7 @@ def test_framer_recovers_every_message_however_the_stream_is_cut(
     assert got == bodies
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     before=BODIES,
     after=BODIES,

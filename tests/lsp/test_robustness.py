@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from fuzz.corpus import SEEDS
 from fuzz.driver import SERVER, Server
 from fuzz.exercise import exercise, position_at
@@ -114,6 +115,7 @@ def test_deep_nesting(server: Server) -> None:
     still_answers(server)
 
 
+@pytest.mark.slow
 def test_50_mb_golden_set(server: Server) -> None:
     block = "  q{}:\n    question: how do I reset the router\n    relevant: [kb/factory-reset.md]\n"
     parts, size, n = ["queries:\n"], 0, 0
@@ -387,7 +389,7 @@ def test_unreadable_corpus_and_run(tmp_path: Path) -> None:
 
 
 @settings(
-    max_examples=6,
+    max_examples=examples(6),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     derandomize=True,
@@ -429,6 +431,7 @@ def snapshot(root: Path) -> dict[str, tuple[int, int, str]]:
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+@pytest.mark.slow
 def test_a_session_writes_nothing_opens_no_socket_runs_nothing(tmp_path: Path) -> None:
     root = make_workspace(tmp_path / "ws")
     marker = tmp_path / "pwned"
