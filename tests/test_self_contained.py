@@ -10,6 +10,7 @@ both the README's commands, and every test module keeps a test in the fast run.
 from __future__ import annotations
 
 import ast
+import os
 import re
 import shlex
 import subprocess
@@ -142,17 +143,20 @@ def test_property_tests_draw_a_fifth_by_default() -> None:
 
 @pytest.mark.slow
 def test_the_slow_run_takes_every_property_test() -> None:
-    """``-m slow`` selects the property tests too (conftest marks them slow in that run), where
-    ``examples`` gives their full count."""
-    assert THOROUGH and examples(200) == 200
-    command = "-m pytest -p no:cacheprovider -m slow --collect-only tests/test_locate.py"
+    """``-m slow`` selects the property tests too (conftest marks them slow in that run) and runs
+    them at their full count, whatever mark expression runs this test."""
+    test = "tests/test_locate.py::test_queries_in_a_window_are_those_a_pass_finds"
+    own = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}  # the project's options
+    command = f"-m pytest -p no:cacheprovider -m slow {test} --hypothesis-show-statistics"
     slow = subprocess.run(
         [sys.executable, *command.split()],
         cwd=ROOT,
         capture_output=True,
         text=True,
-    ).stdout
-    assert "test_locate.py::test_queries_in_a_window_are_those_a_pass_finds" in slow, slow
+        env=own,
+    )
+    assert slow.returncode == 0 and "1 passed" in slow.stdout, slow
+    assert "max_examples=200" in slow.stdout, slow.stdout
 
 
 def test_ci_runs_the_readme_commands() -> None:
