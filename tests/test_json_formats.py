@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytrec_eval
@@ -26,7 +27,14 @@ from qrels_lsp.core.formats.trec_run import read_trec_run_ids
 from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import Config
 
-ranx = pytest.importorskip("ranx")
+
+def _ranx() -> Any:
+    """ranx (a test dependency), imported by the slow test that uses it: its import takes
+    seconds (numba), which the default suite would pay at collection."""
+    import ranx
+
+    return ranx
+
 
 PAIRS = [
     ("trec_eval/qrels.test", "trec_eval/results.test"),  # 500 docs a query, score ties
@@ -52,15 +60,15 @@ def _ranx_json(tmp: Path, qrels_name: str, run_name: str) -> tuple[Path, Path]:
     stem = Path(qrels_name).parent.name
     qrels_path = tmp / f"{stem}.qrels.json"
     run_path = tmp / f"{stem}.run.json"
-    ranx.Qrels.from_file(str(SHARED_DATA / qrels_name), kind="trec").save(str(qrels_path))
-    ranx.Run.from_file(str(SHARED_DATA / run_name), kind="trec").save(str(run_path))
+    _ranx().Qrels.from_file(str(SHARED_DATA / qrels_name), kind="trec").save(str(qrels_path))
+    _ranx().Run.from_file(str(SHARED_DATA / run_name), kind="trec").save(str(run_path))
     return qrels_path, run_path
 
 
 def _oracle(qrels_path: Path, run_path: Path) -> dict[str, dict[str, float]]:
     """pytrec_eval on what ranx loads from the JSON files."""
-    qrels = ranx.Qrels.from_file(str(qrels_path)).to_dict()
-    run = ranx.Run.from_file(str(run_path)).to_dict()
+    qrels = _ranx().Qrels.from_file(str(qrels_path)).to_dict()
+    run = _ranx().Run.from_file(str(run_path)).to_dict()
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, PYTREC)
     return evaluator.evaluate({q: dict(d) for q, d in run.items() if q in qrels})
 
@@ -79,6 +87,7 @@ def _score(qrels_path: Path, run_path: Path) -> dict[str, dict[str, float]]:
     return per_query
 
 
+@pytest.mark.slow  # ranx imports and compiles numba kernels: about 10 s per process
 @pytest.mark.parametrize(("qrels_name", "run_name"), PAIRS)
 def test_ranx_json_files_score_what_pytrec_eval_gives(
     tmp_path: Path, qrels_name: str, run_name: str
@@ -86,7 +95,7 @@ def test_ranx_json_files_score_what_pytrec_eval_gives(
     qrels_path, run_path = _ranx_json(tmp_path, qrels_name, run_name)
     expected = _oracle(qrels_path, run_path)
     got = _score(qrels_path, run_path)
-    judged = set(ranx.Qrels.from_file(str(qrels_path)).to_dict())
+    judged = set(_ranx().Qrels.from_file(str(qrels_path)).to_dict())
     assert expected, "the oracle scored nothing"
     for qid in judged:
         want = (
