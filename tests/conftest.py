@@ -37,6 +37,13 @@ def pytest_configure(config: pytest.Config) -> None:
     THOROUGH = "slow" in expression and "not slow" not in expression
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (addopts): the fast suite on every core; the slow run one test at a time, as
+    its bounded tests time their own subprocesses, which a second worker would slow down."""
+    expression = config.getoption("markexpr") or ""
+    return 0 if "slow" in expression and "not slow" not in expression else None
+
+
 def examples(full: int) -> int:
     """How many examples a property test draws: ``full`` in the slow run, a fifth (at least 2)
     in the default run, where each property is a quick smoke test."""
