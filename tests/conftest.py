@@ -20,11 +20,11 @@ import pytest
 from hypothesis import is_hypothesis_test
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = ROOT / "tests" / "data"  # public data shared with upstream projects, copied here
+TEST_DATA = ROOT / "tests" / "data"  # public data shared with upstream projects, copied here
 EXAMPLES = ROOT / "server" / "qrels_lsp" / "examples"
 
-assert SHARED_DATA.resolve().is_relative_to(ROOT), f"test data must lie in the checkout {ROOT}"
-assert SHARED_DATA.is_dir(), f"the test data is expected at {SHARED_DATA}"
+assert TEST_DATA.resolve().is_relative_to(ROOT), f"test data must lie in the checkout {ROOT}"
+assert TEST_DATA.is_dir(), f"the test data is expected at {TEST_DATA}"
 
 THOROUGH = False  # whether this is the slow run; set by pytest_configure before any test imports
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import pytrec_eval
-from conftest import EXAMPLES, SHARED_DATA
+from conftest import EXAMPLES, TEST_DATA
 from lsp.oracle import bm25_run
 from qrels_lsp.core.base.boundary import Boundary
 from qrels_lsp.core.formats.corpus import Corpus
@@ -21,7 +21,7 @@ from qrels_lsp.core.search.baseline import BASELINE_NAME
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 
-VASWANI = SHARED_DATA / "vaswani"
+VASWANI = TEST_DATA / "vaswani"
 MEASURES = {"recall@10": "recall_10", "mrr": "recip_rank", "ndcg@10": "ndcg_cut_10", "map": "map"}
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SHARED_DATA, examples
+from conftest import TEST_DATA, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.formats.corpus import Corpus, Document, load_corpus
@@ -24,7 +24,7 @@ from qrels_lsp.core.search.tokens import (
 )
 from rank_bm25 import BM25Okapi
 
-VASWANI = SHARED_DATA / "vaswani"
+VASWANI = TEST_DATA / "vaswani"
 
 
 def load(path: Path) -> Corpus:

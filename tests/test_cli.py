@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import pytrec_eval
-from conftest import EXAMPLES, SHARED_DATA
+from conftest import EXAMPLES, TEST_DATA
 from qrels_lsp.core.formats.golden import parse_golden
 from qrels_lsp.core.formats.run_yaml import parse_run_yaml
 from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels
@@ -374,13 +374,13 @@ def test_score_trec_format_prints_trec_eval_lines(tmp_path: Path) -> None:
     assert values and all(re.fullmatch(r"\d\.\d{4}", v) for v in values)
 
 
-def test_score_shared_trec_files_match_pytrec_eval() -> None:
+def test_score_trec_eval_fixture_files_match_pytrec_eval() -> None:
     pairs = [
         ("trec_eval/qrels.test", "trec_eval/results.test"),  # ties, names that say nothing
         ("trec_eval/qrels.rel_level", "trec_eval/results.trunc"),  # grades -1..4, topics missing
         ("trec_eval/qrels.comment.test", "trec_eval/results.comment.test"),  # ids with `#`
     ]
-    paths = [(SHARED_DATA / q, SHARED_DATA / r) for q, r in pairs]
+    paths = [(TEST_DATA / q, TEST_DATA / r) for q, r in pairs]
     outputs = qrels_lsp_many([score_args(q, r, "-k", "5") for q, r in paths])
     for (qrels_path, run_path), output in zip(paths, outputs, strict=True):
         (result,) = score_doc(output)["runs"]  # type: ignore[misc]

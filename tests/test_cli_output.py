@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytrec_eval
-from conftest import SHARED_DATA
+from conftest import TEST_DATA
 from test_cli import qrels_lsp, write
 
 GOLDEN = """\
@@ -198,7 +198,7 @@ def test_demo_prints_each_finding_once() -> None:
 def test_trec_eval_fixtures_in_trec_format() -> None:
     """trec_eval's own test files: the `all` lines equal its expected output (out.test) for
     the measures both compute."""
-    data = SHARED_DATA / "trec_eval"
+    data = TEST_DATA / "trec_eval"
     r = qrels_lsp(
         "score",
         data / "qrels.test",
@@ -274,7 +274,7 @@ def test_converted_runs_keep_their_scores_and_their_numbers() -> None:
     run scores what pytrec_eval gives the original."""
     import tempfile
 
-    vaswani = SHARED_DATA / "vaswani"
+    vaswani = TEST_DATA / "vaswani"
     with tempfile.TemporaryDirectory() as tmp:
         yaml_run, back = Path(tmp) / "bm25.run.yaml", Path(tmp) / "back.trec"
         assert qrels_lsp("convert", vaswani / "bm25_top100.run", "-o", yaml_run).returncode == 0

@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA
+from conftest import TEST_DATA
 from qrels_lsp.core.base.text import Span
 from qrels_lsp.core.formats.corpus import Corpus, CorpusError, load_corpus
 
-VASWANI_TREC = SHARED_DATA / "vaswani" / "corpus" / "doc-text.trec"
+VASWANI_TREC = TEST_DATA / "vaswani" / "corpus" / "doc-text.trec"
 
 
 def load_ok(path: Path, **kwargs: object) -> Corpus:

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytrec_eval
-from conftest import SHARED_DATA
+from conftest import TEST_DATA
 from fixtures import ANYWHERE, assert_findings, assert_spans_in
 from qrels_lsp.core.formats import detect, detect_by_name, get, recognise
 from qrels_lsp.core.formats.msmarco_run import parse_msmarco_run, read_msmarco_run
@@ -38,8 +38,8 @@ def _msmarco_of_trec(trec_run: str) -> str:
 
 
 def test_msmarco_run_scores_as_pytrec_eval_scores_it_by_rank() -> None:
-    qrels_text = (SHARED_DATA / "vaswani" / "qrels").read_text(encoding="utf-8")
-    tsv = _msmarco_of_trec((SHARED_DATA / "vaswani" / "bm25_top100.run").read_text("utf-8"))
+    qrels_text = (TEST_DATA / "vaswani" / "qrels").read_text(encoding="utf-8")
+    tsv = _msmarco_of_trec((TEST_DATA / "vaswani" / "bm25_top100.run").read_text("utf-8"))
     run = parse_msmarco_run(tsv)
     assert run.findings == []
     assert read_msmarco_run(tsv) == run.ranked_ids()
@@ -88,10 +88,10 @@ def _cacm_like(tmp: Path) -> Path:
     """A collection laid out as CACM and Vaswani are: documents and topics in `.trec` files."""
     folder = tmp / "cacm"
     folder.mkdir()
-    shutil.copy(SHARED_DATA / "vaswani" / "corpus" / "doc-text.trec", folder / "cacm.trec")
-    shutil.copy(SHARED_DATA / "vaswani" / "query-text.trec", folder / "query.trec")
-    shutil.copy(SHARED_DATA / "vaswani" / "qrels", folder / "qrels.text")
-    shutil.copy(SHARED_DATA / "vaswani" / "bm25_top100.run", folder / "bm25.run")
+    shutil.copy(TEST_DATA / "vaswani" / "corpus" / "doc-text.trec", folder / "cacm.trec")
+    shutil.copy(TEST_DATA / "vaswani" / "query-text.trec", folder / "query.trec")
+    shutil.copy(TEST_DATA / "vaswani" / "qrels", folder / "qrels.text")
+    shutil.copy(TEST_DATA / "vaswani" / "bm25_top100.run", folder / "bm25.run")
     return folder
 
 

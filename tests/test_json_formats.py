@@ -1,7 +1,7 @@
 """ranx / pytrec_eval JSON runs and qrels: scored as ranx's own files give pytrec_eval, read with
 spans and findings like the other formats, and found by name and by content.
 
-The oracle: the shared TREC files are converted to JSON by ranx itself (``Qrels.from_file`` /
+The oracle: the TREC files under tests/data are converted to JSON by ranx itself (``Qrels.from_file`` /
 ``Run.from_file``, then ``save``), those JSON files are loaded again with ranx, and pytrec_eval
 scores ranx's dictionaries. qrels-lsp reads the same JSON files, through the command line.
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import pytrec_eval
-from conftest import SHARED_DATA
+from conftest import TEST_DATA
 from fixtures import ANYWHERE, assert_findings, assert_spans_in
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -60,8 +60,8 @@ def _ranx_json(tmp: Path, qrels_name: str, run_name: str) -> tuple[Path, Path]:
     stem = Path(qrels_name).parent.name
     qrels_path = tmp / f"{stem}.qrels.json"
     run_path = tmp / f"{stem}.run.json"
-    _ranx().Qrels.from_file(str(SHARED_DATA / qrels_name), kind="trec").save(str(qrels_path))
-    _ranx().Run.from_file(str(SHARED_DATA / run_name), kind="trec").save(str(run_path))
+    _ranx().Qrels.from_file(str(TEST_DATA / qrels_name), kind="trec").save(str(qrels_path))
+    _ranx().Run.from_file(str(TEST_DATA / run_name), kind="trec").save(str(run_path))
     return qrels_path, run_path
 
 
@@ -119,7 +119,7 @@ def test_span_and_fast_readers_agree_on_ranx_files(
     assert read_json_run(run_text) == run.ranked_ids()
     assert read_json_grades(qrels_text) == qrels.grades()
     # The same order the TREC reader gives the TREC file ranx converted.
-    trec = read_trec_run_ids((SHARED_DATA / run_name).read_text(encoding="utf-8"))
+    trec = read_trec_run_ids((TEST_DATA / run_name).read_text(encoding="utf-8"))
     assert run.ranked_ids() == trec
     assert_spans_in(run_text, run.findings)
     for ranking in run.rankings.values():

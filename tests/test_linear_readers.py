@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import SHARED_DATA, examples
+from conftest import TEST_DATA, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.base.findings import finding
@@ -26,7 +26,7 @@ from qrels_lsp.core.formats.topics import Topic, Topics, parse_trec_topics
 from qrels_lsp.core.formats.trec_lines import sniff_trec_kind
 
 SETTINGS = settings(max_examples=examples(150), deadline=None)
-VASWANI = SHARED_DATA / "vaswani"
+VASWANI = TEST_DATA / "vaswani"
 
 # -- the oracles: the readers as they were ----------------------------------------------------
 

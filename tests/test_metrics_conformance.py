@@ -1,6 +1,6 @@
 """Per-query metric values against pytrec_eval (trec_eval 9.0.8) on real TREC data.
 
-Every pair of qrels and run in the shared data is parsed with our parsers and scored with our
+Every pair of qrels and run in the test data (tests/data) is parsed with our parsers and scored with our
 metrics; every per-query value must equal pytrec_eval's. pytrec_eval reads scores as float32, so
 two documents whose scores are equal in float32 but not in float64 can be ordered differently
 there; such queries are found programmatically and must be listed in FLOAT32_EXCEPTIONS, which a
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import pytrec_eval
-from conftest import SHARED_DATA
+from conftest import TEST_DATA
 from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels
 from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
 from qrels_lsp.core.metrics import (
@@ -64,18 +64,18 @@ PYTREC_MEASURES = {"recall.5,10,100", "P.5", "recip_rank", "ndcg_cut.5,10", "map
 METRICS = [parse_metric(name) for name in MEASURES.values()]
 
 # (pair index, query id) whose values differ from pytrec_eval's because of float32 score ties.
-# None today: every per-query value on the shared data is bit-identical.
+# None today: every per-query value on the test data is bit-identical.
 FLOAT32_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
 
 
 @cache
 def qrels_of(name: str) -> Qrels:
-    return parse_trec_qrels((SHARED_DATA / name).read_text(encoding="utf-8"))
+    return parse_trec_qrels((TEST_DATA / name).read_text(encoding="utf-8"))
 
 
 @cache
 def run_of(name: str) -> Run:
-    return parse_trec_run((SHARED_DATA / name).read_text(encoding="utf-8"))
+    return parse_trec_run((TEST_DATA / name).read_text(encoding="utf-8"))
 
 
 def scored_run(run: Run) -> dict[str, dict[str, float]]:
@@ -176,7 +176,7 @@ def test_float32_ties_are_detected_and_explain_the_difference() -> None:
 
 @pytest.mark.parametrize("run_name", sorted({r for _, r, _ in PAIRS}))
 def test_fast_reader_agrees_with_parser(run_name: str) -> None:
-    text = (SHARED_DATA / run_name).read_text(encoding="utf-8")
+    text = (TEST_DATA / run_name).read_text(encoding="utf-8")
     assert read_trec_run_ids(text) == run_of(run_name).ranked_ids()
 
 
@@ -201,7 +201,7 @@ def _summary(path: Path) -> dict[str, str]:
 )
 def test_means_print_as_trec_eval_does(qrels_name: str, run_name: str, summary: str) -> None:
     """The means, printed with ``%6.4f``, equal trec_eval's own expected output."""
-    expected = _summary(SHARED_DATA / summary)
+    expected = _summary(TEST_DATA / summary)
     cutoffs = [int(name[2:]) for name in expected if name.startswith("P_")]
     metrics = [Metric("map"), Metric("mrr"), *(Metric("precision", k) for k in cutoffs)]
     grades = qrels_of(qrels_name).grades()

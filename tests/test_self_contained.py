@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SHARED_DATA, THOROUGH, examples
+from conftest import ROOT, TEST_DATA, THOROUGH, examples
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -78,8 +78,8 @@ def _climbs(code: str, heights: dict[str, int]) -> Iterator[int]:
 
 
 def test_the_data_is_in_the_checkout() -> None:
-    assert SHARED_DATA.resolve().is_relative_to(ROOT.resolve())
-    assert any(SHARED_DATA.rglob("*.trec")), SHARED_DATA
+    assert TEST_DATA.resolve().is_relative_to(ROOT.resolve())
+    assert any(TEST_DATA.rglob("*.trec")), TEST_DATA
 
 
 def test_no_test_reads_outside_the_checkout() -> None:
@@ -109,10 +109,10 @@ def test_the_escape_finder_sees_a_climb_out() -> None:
 
 
 def test_every_data_file_has_its_provenance() -> None:
-    note = (SHARED_DATA / "README.md").read_text(encoding="utf-8")
+    note = (TEST_DATA / "README.md").read_text(encoding="utf-8")
     files = {
-        p.relative_to(SHARED_DATA).as_posix()
-        for p in SHARED_DATA.rglob("*")
+        p.relative_to(TEST_DATA).as_posix()
+        for p in TEST_DATA.rglob("*")
         if p.is_file() and p.suffix not in {".md", ".py"}
     }
     named = set(re.findall(r"^\| `([^`]+)` \|", note, re.M))
@@ -123,12 +123,12 @@ def test_every_data_file_has_its_provenance() -> None:
 def test_the_bm25_run_is_made_as_its_note_says() -> None:
     """tests/data/make_bm25_run.py (rank_bm25 over the Vaswani files) makes the committed run."""
     made = subprocess.run(
-        [sys.executable, str(SHARED_DATA / "make_bm25_run.py")],
+        [sys.executable, str(TEST_DATA / "make_bm25_run.py")],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    assert made == (SHARED_DATA / "vaswani" / "bm25_top100.run").read_text(encoding="utf-8")
+    assert made == (TEST_DATA / "vaswani" / "bm25_top100.run").read_text(encoding="utf-8")
 
 
 def test_the_default_run_leaves_the_slow_tests_out() -> None:

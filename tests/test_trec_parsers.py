@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 import pytest
-from conftest import SHARED_DATA
+from conftest import TEST_DATA
 from qrels_lsp.core.base.findings import Finding, Severity
 from qrels_lsp.core.base.text import LineIndex, Span
 from qrels_lsp.core.formats.beir_qrels import parse_beir_qrels
@@ -70,11 +70,11 @@ def test_trec_qrels_model() -> None:
 
 
 def test_qrels_docids_may_contain_hash() -> None:
-    text = (SHARED_DATA / "trec_eval/qrels.test.with-comments").read_text(encoding="utf-8")
+    text = (TEST_DATA / "trec_eval/qrels.test.with-comments").read_text(encoding="utf-8")
     q = parse_trec_qrels(text)
     assert q.findings == []
     assert "CR#93E-1860" in q.queries["301"].grades()
-    plain = parse_trec_qrels((SHARED_DATA / "trec_eval/qrels.test").read_text(encoding="utf-8"))
+    plain = parse_trec_qrels((TEST_DATA / "trec_eval/qrels.test").read_text(encoding="utf-8"))
     assert len(q.queries["301"].judgments) == len(plain.queries["301"].judgments)
 
 
@@ -136,7 +136,7 @@ def test_ties_break_by_docid_descending_bytewise() -> None:
     ],
 )
 def test_real_runs_are_in_score_then_docid_order(name: str) -> None:
-    r = parse_trec_run((SHARED_DATA / name).read_text(encoding="utf-8"))
+    r = parse_trec_run((TEST_DATA / name).read_text(encoding="utf-8"))
     assert not [f for f in r.findings if f.code != "QR204"]
     for ranking in r.rankings.values():
         keys = [(d.score, d.doc_id) for d in ranking.docs]
@@ -146,7 +146,7 @@ def test_real_runs_are_in_score_then_docid_order(name: str) -> None:
 def test_rank_column_disagreement_on_real_ties() -> None:
     """pyterrier's run numbers tied scores by another rule: one QR204 for the whole run, an
     info (only ties), counting the queries, at the first one's rank column."""
-    text = (SHARED_DATA / "pyterrier/two_queries_result").read_text(encoding="utf-8")
+    text = (TEST_DATA / "pyterrier/two_queries_result").read_text(encoding="utf-8")
     r = parse_trec_run(text)
     [flagged] = [f for f in r.findings if f.code == "QR204"]
     assert flagged.severity == Severity.INFO
@@ -211,7 +211,7 @@ def test_trec_topics_old_style() -> None:
 
 
 def test_trec_topics_vaswani() -> None:
-    text = (SHARED_DATA / "vaswani/query-text.trec").read_text(encoding="utf-8")
+    text = (TEST_DATA / "vaswani/query-text.trec").read_text(encoding="utf-8")
     t = parse_trec_topics(text)
     assert len(t) == 93 and t.findings == []
     for topic in t.values():
@@ -268,7 +268,7 @@ def test_queries_tsv() -> None:
     ],
 )
 def test_sniff_real_files(name: str, kind: str) -> None:
-    assert sniff_trec_kind((SHARED_DATA / name).read_text(encoding="utf-8")) == kind
+    assert sniff_trec_kind((TEST_DATA / name).read_text(encoding="utf-8")) == kind
 
 
 def test_sniff_beir_and_unknown() -> None:

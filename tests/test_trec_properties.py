@@ -1,6 +1,6 @@
 """Property tests: the parsers never raise, every span lies in the text, fast paths agree.
 
-Inputs are arbitrary text and real lines from the shared data, mutated the way hand editing
+Inputs are arbitrary text and real lines from the test data (tests/data), mutated the way hand editing
 mutates them (a character typed or deleted, a field lost, a line break changed).
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from typing import Any
 
-from conftest import SHARED_DATA, examples
+from conftest import TEST_DATA, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.base.findings import Finding
@@ -50,7 +50,7 @@ SPECIAL = ' \t\r\n\v\f#<>/"{}:,._-0123456789eE+Q\x00\x1c\x85\xa0\u2028\u3000\ufe
 def real_lines() -> list[str]:
     lines: list[str] = []
     for name in SOURCES:
-        text = (SHARED_DATA / name).read_text(encoding="utf-8")
+        text = (TEST_DATA / name).read_text(encoding="utf-8")
         lines += text.splitlines()[:400]
     return lines
 
@@ -200,7 +200,7 @@ def test_tabs_never_make_a_trec_run_beir(text: str) -> None:
 
 
 def test_plain_runs_take_the_strict_path() -> None:
-    text = (SHARED_DATA / "vaswani/bm25_top100.run").read_text(encoding="utf-8")
+    text = (TEST_DATA / "vaswani/bm25_top100.run").read_text(encoding="utf-8")
     strict = _read_strict_run(text)  # raises if the real run were sent to the slow path
     assert {q: order_by_score(d) for q, d in strict.items()} == parse_trec_run(text).ranked_ids()
 

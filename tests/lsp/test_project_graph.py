@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from conftest import SHARED_DATA
+from conftest import TEST_DATA
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from qrels_lsp.core.search.baseline import BASELINE_NAME
@@ -35,7 +35,7 @@ def workspace_root(tmp_path: Path) -> Path:
     (root / "runs").mkdir(parents=True)
     (root / "g.qrels.yaml").write_text(GOLDEN, encoding="utf-8")
     (root / "runs" / "dense.run.yaml").write_text(RUN, encoding="utf-8")
-    vaswani = SHARED_DATA / "vaswani"
+    vaswani = TEST_DATA / "vaswani"
     trec = root / "trec"
     trec.mkdir()
     for name in ("qrels", "query-text.trec"):
