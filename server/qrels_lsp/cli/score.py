@@ -19,6 +19,7 @@ from .common import (
 from .render import corpus_problem, render_scores
 
 if TYPE_CHECKING:
+    from ..core.formats.format import Role
     from ..core.model import QrelsFormat
     from ..core.project.analysis import Project, QrelsContext, RunResult
     from ..core.project.config import Config
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     unscored = [r for r in results if r.error]
     for r in unscored:
         say(r.path, r.error or "")
-    dropped = _report_dropped(project, [(args.golden, judged), *_entries(results)])
+    dropped = _report_dropped(project, [(args.golden, "qrels", judged), *_entries(results)])
     _report_corpus_limits(ctx)
     scored = [r for r in results if not r.error]
     if scored:
@@ -143,7 +144,7 @@ def _golden(
     if grades is not None:
         ctx = replace(ctx, grades=grades, grades_since=None)
     if not ctx.grades and not ctx.unanswerable:
-        why = project.dropped(args.golden)
+        why = project.dropped(args.golden, "qrels")
         reason = f"; the first of {len(why):,} left out: {why[0].message}" if why else ""
         raise UsageError(f"{args.golden}: read as {fmt.display}, it holds no judgments{reason}")
     entries = sum(map(len, grades.values())) if grades is not None else None
@@ -165,23 +166,23 @@ def _results(args: argparse.Namespace, project: Project, ctx: QrelsContext) -> l
     return results
 
 
-def _entries(results: list[RunResult]) -> list[tuple[Path, int | None]]:
+def _entries(results: list[RunResult]) -> list[tuple[Path, Role, int | None]]:
     """Each run file with how many ranked ids a span-free reader took from it."""
     return [
-        (r.path, sum(map(len, r.rankings.values())) if r.run is None else None)
+        (r.path, "run", sum(map(len, r.rankings.values())) if r.run is None else None)
         for r in results
         if not r.baseline and not r.error
     ]
 
 
-def _report_dropped(project: Project, files: list[tuple[Path, int | None]]) -> bool:
+def _report_dropped(project: Project, files: list[tuple[Path, Role, int | None]]) -> bool:
     """Say on stderr, per file, how many lines or entries its scores leave out and why (by
     check code); True if any."""
     from ..core.base.findings import CODES
 
     any_dropped = False
-    for path, entries in files:
-        found = project.dropped(path, entries)
+    for path, role, entries in files:
+        found = project.dropped(path, role, entries)
         if not found:
             continue
         any_dropped = True

@@ -494,7 +494,7 @@ class Project:
         tag = fmt.run_tag(text) if text is not None and fmt is not None and fmt.run_tag else None
         return tag or result.name
 
-    def dropped(self, path: Path, entries: int | None = None) -> list[Finding]:
+    def dropped(self, path: Path, role: Role, entries: int | None = None) -> list[Finding]:
         """The findings that say part of a file is left out of its scores (a malformed line, a
         duplicate, an id of the wrong type). ``entries``: how many judgments or ranked ids a
         span-free reader took; when the file has no more lines than that, nothing was left out
@@ -503,7 +503,7 @@ class Project:
             text, _ = self.read(path)
             if text is not None and entries >= _data_lines(text):
                 return []
-        _kind, _text, model, _error = self.load(path)
+        _kind, _text, model, _error = self.load(path, role=role)  # read as scoring read it
         return dropping(model.findings) if model is not None else []
 
     def _fast_rankings(
