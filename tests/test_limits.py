@@ -138,7 +138,7 @@ def test_suggestions_stop_at_the_budget_and_the_message_says_so(tmp_path: Path) 
 # -- the folder walk ---------------------------------------------------------------------------
 
 
-def old_walk(root: Path) -> list[tuple[str, Path, int, int]]:
+def old_walk(root: Path) -> list[tuple[str, str, int, int]]:
     """The walk as it was (os.walk, sorted names), the oracle for the bounded one."""
     out = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
@@ -152,7 +152,9 @@ def old_walk(root: Path) -> list[tuple[str, Path, int, int]]:
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode):
-                out.append((full.relative_to(root).as_posix(), full, st.st_size, st.st_mtime_ns))
+                out.append(
+                    (full.relative_to(root).as_posix(), str(full), st.st_size, st.st_mtime_ns)
+                )
     return out
 
 

@@ -126,7 +126,7 @@ class CorpusError:
 
 @dataclass(slots=True)
 class _FolderFile:
-    path: Path
+    path: str  # a Path only when the document is read: a walk makes 50,000 of these
     size: int
 
 
@@ -233,20 +233,21 @@ class Corpus:
         """The file as it is now. One that was empty when walked is not read: /proc's files say
         0 bytes and hold gigabytes (``corpus: /`` read them); a large one is refused from its
         first bytes when they hold a NUL, before up to 64 MiB of it are read."""
+        path = Path(entry.path)
         if entry.size == 0:
-            return Document(doc_id, "", "", entry.path, title_in_text=True)
-        data, problem = read_regular(entry.path, 8192)
+            return Document(doc_id, "", "", path, title_in_text=True)
+        data, problem = read_regular(path, 8192)
         if data is not None and len(data) == 8192 and b"\0" not in data:  # there may be more
-            data, problem = read_regular(entry.path, self.max_file_bytes)
+            data, problem = read_regular(path, self.max_file_bytes)
         if problem is None and data is not None and b"\0" in data[:8192]:
             problem = "binary file (NUL byte); indexed as empty"
             data = None
         if problem is not None or data is None:
             self.problems.append(f"{doc_id}: {problem}")
-            return Document(doc_id, "", "", entry.path)
+            return Document(doc_id, "", "", path)
         text, decode_problems = decode(data)
         self.problems.extend(f"{doc_id}: {p}" for p in decode_problems)
-        return Document(doc_id, _first_line_title(text), text, entry.path, title_in_text=True)
+        return Document(doc_id, _first_line_title(text), text, path, title_in_text=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -637,7 +638,7 @@ def _first_line_title(text: str) -> str:
 
 @dataclass(slots=True)
 class _Walk:
-    files: list[tuple[str, Path, int, int]] = field(default_factory=list)  # id, path, size, mtime
+    files: list[tuple[str, str, int, int]] = field(default_factory=list)  # id, path, size, mtime
     problems: list[str] = field(default_factory=list)
     stopped: bool = False  # the walk reached MAX_WALKED entries: later files were not looked at
 
@@ -728,7 +729,7 @@ def _walk_file(full: str, rel: str, out: _Walk) -> None:
     if not stat.S_ISREG(st.st_mode):
         out.problems.append(f"{rel}: skipped: {describe_mode(st)}")
         return
-    out.files.append((rel, Path(full), st.st_size, st.st_mtime_ns))
+    out.files.append((rel, full, st.st_size, st.st_mtime_ns))
 
 
 def _walk_note(walk: _Walk, corpus: Corpus) -> None:
@@ -744,14 +745,14 @@ def _multi_file_format(walk: _Walk, root: Path) -> tuple[CorpusFormat, list[Path
     """The multi-document files a folder stands for, if it is a container rather than a corpus."""
     names = {rel: full for rel, full, _size, _mtime in walk.files}
     if "corpus.jsonl" in names:  # BEIR layout: corpus.jsonl beside queries.jsonl and qrels/
-        return "jsonl", [names["corpus.jsonl"]]
+        return "jsonl", [Path(names["corpus.jsonl"])]
     if not names:
         return None
-    kinds = {_MULTI_SUFFIXES.get(Path(rel).suffix.lower()) for rel in names}
+    kinds = {_MULTI_SUFFIXES.get(os.path.splitext(rel)[1].lower()) for rel in names}
     if len(kinds) == 1 and None not in kinds:
         kind = kinds.pop()
         assert kind is not None
-        return kind, list(names.values())  # type: ignore[return-value]
+        return kind, [Path(full) for full in names.values()]  # type: ignore[return-value]
     return None
 
 
