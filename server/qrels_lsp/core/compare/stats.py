@@ -1,0 +1,349 @@
+"""The statistics of a comparison (docs/compare.md), vectorised over a family of comparisons.
+
+A family is a matrix ``D`` of per-query deltas (run - base), one row per comparison, one column
+per query, all over the same ``n`` queries. Every comparison in a family shares the same random
+sign vectors and the same bootstrap resamples, so the whole family is two matrix products.
+
+Exact sums. The resampling statistics are sums of deltas taken with signs or with bootstrap
+counts. They are computed on the deltas put on a grid of ``2**-e`` (``e >= 38`` up to 10,000
+queries of values in [-1, 1]; rounding moves a mean by at most ``2**-(e+1)``), chosen so that
+every partial sum is an integer below ``2**53``: float64 adds such numbers exactly, in any order.
+So the BLAS of the machine, its threads and its summation order cannot change a count near a
+tie, the same files give the same p-values and intervals everywhere, and a sum kept between
+edits and corrected for one query (``Resamples``) is the very number a fresh computation gives.
+
+scipy is imported inside the functions that need it (the t and noncentral t distributions), so
+that importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[np.float64]
+
+SEED = 20_151_015  # every resample of every comparison derives from this one number
+EXACT_MAX = 20  # up to this many queries the randomization test enumerates every sign vector
+TOLERANCE = 1e-12  # a resampled |mean| this close below the observed one still counts as >=
+_BLOCK = 64  # rows drawn from one generator: the stream does not depend on memory or chunking
+_CHUNK_BYTES = 16 << 20  # a float64 matrix of resampled rows is at most this big at a time
+_EXACT_CHUNK = 1 << 15  # sign vectors enumerated per matrix product in the exact test
+_SIGNS, _BOOT = 0, 1  # the two streams of random numbers
+
+
+# -- the grid ------------------------------------------------------------------------------------
+
+
+def grid(D: Array) -> tuple[Array, Array]:
+    """The deltas as integers (in float64) and each row's scale: ``Q = rint(D * scale)``.
+
+    The scale is a power of two per row such that ``n * max|Q|`` is at most ``2**52``: any sum of
+    the row's values with signs, or with bootstrap counts (which add up to ``n``), is an exact
+    integer. Values within [-1, 1] (every ranking metric's deltas) always get the same scale for a
+    given ``n``, so an edit never changes it.
+    """
+    C, n = D.shape
+    top = np.zeros(C)
+    if n:
+        biggest = np.max(np.abs(D), axis=1)
+        above = biggest > 1.0
+        top[above] = np.ceil(np.log2(biggest[above]))
+    exponent = 52 - math.ceil(math.log2(max(n, 1))) - top
+    scale = np.ldexp(1.0, exponent.astype(np.int64))
+    return np.rint(D * scale[:, None]), scale
+
+
+def _tolerance(Q: Array, scale: Array) -> Array:
+    """The observed |sum| less TOLERANCE (on the mean) in grid units: the bar a resample meets."""
+    n = Q.shape[1]
+    bar: Array = np.abs(Q.sum(axis=1)) - TOLERANCE * n * scale
+    return bar
+
+
+# -- the random streams --------------------------------------------------------------------------
+
+
+def _blocks(resamples: int) -> Iterator[tuple[int, int, int]]:
+    """(block index, first row, rows) for every block of _BLOCK resampled rows."""
+    for k, start in enumerate(range(0, resamples, _BLOCK)):
+        yield k, start, min(_BLOCK, resamples - start)
+
+
+def _rng(seed: int, stream: int, n: int, block: int) -> np.random.Generator:
+    return np.random.default_rng([seed, stream, n, block])
+
+
+def _sign_bits(seed: int, n: int, block: int, rows: int) -> npt.NDArray[np.uint8]:
+    """A block of random sign vectors as 0/1 bits (1 = flipped), shape (rows, n)."""
+    drawn = _rng(seed, _SIGNS, n, block).integers(0, 256, size=(rows, -(-n // 8)), dtype=np.uint8)
+    return np.unpackbits(drawn, axis=1, count=n)
+
+
+def _counts(seed: int, n: int, block: int, rows: int) -> npt.NDArray[np.int64]:
+    """A block of bootstrap resamples as counts: how often each query was drawn, (rows, n)."""
+    small = n <= 1 << 16  # 16-bit draws take half the time of 64-bit ones
+    drawn = _rng(seed, _BOOT, n, block).integers(
+        0, n, size=(rows, n), dtype=np.uint16 if small else np.int64
+    )
+    where = drawn + (np.arange(rows, dtype=np.int64) * n)[:, None]
+    return np.bincount(where.ravel(), minlength=rows * n).reshape(rows, n)
+
+
+def _chunks(n: int, resamples: int) -> Iterator[list[tuple[int, int, int]]]:
+    """Blocks grouped so that a chunk's float64 matrix stays within _CHUNK_BYTES."""
+    per_chunk = max(1, _CHUNK_BYTES // (8 * max(n, 1) * _BLOCK))
+    group: list[tuple[int, int, int]] = []
+    for block in _blocks(resamples):
+        group.append(block)
+        if len(group) == per_chunk:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+@dataclass(slots=True)
+class Resamples:
+    """The random sign vectors and bootstrap counts of a family, kept to update its sums.
+
+    ``signs`` holds each query's signs over the resamples as bits, (n, ceil(B/8)) bytes; ``counts``
+    each query's bootstrap counts, (n, B) as uint8 (uint16 should a count ever pass 255). At
+    n = B = 10,000 that is 12.5 MB and 100 MB.
+    """
+
+    signs: npt.NDArray[np.uint8]
+    counts: npt.NDArray[np.unsignedinteger]
+
+    @classmethod
+    def empty(cls, n: int, resamples: int) -> Resamples:
+        return cls(
+            np.zeros((n, -(-resamples // 8)), dtype=np.uint8),
+            np.zeros((n, resamples), dtype=np.uint8),
+        )
+
+    def keep(self, start: int, bits: npt.NDArray[np.uint8], counts: npt.NDArray[np.int64]) -> None:
+        rows = bits.shape[0]
+        packed = np.packbits(bits.T, axis=1)  # start is a multiple of 8 (_BLOCK is)
+        self.signs[:, start // 8 : start // 8 + packed.shape[1]] = packed
+        if counts.max(initial=0) > np.iinfo(self.counts.dtype).max:
+            self.counts = self.counts.astype(np.uint16)
+        self.counts[:, start : start + rows] = counts.T
+
+    def sign_columns(self, queries: npt.NDArray[np.intp]) -> Array:
+        """The ±1 signs of these queries in every resample, (len(queries), B)."""
+        resamples = self.counts.shape[1]
+        bits = np.unpackbits(self.signs[queries], axis=1, count=resamples)
+        signs: Array = 1.0 - 2.0 * bits.astype(np.float64)
+        return signs
+
+    def count_columns(self, queries: npt.NDArray[np.intp]) -> Array:
+        return self.counts[queries].astype(np.float64)
+
+
+def resampled_sums(
+    Q: Array, resamples: int, seed: int = SEED, keep: Resamples | None = None
+) -> tuple[Array, Array]:
+    """Each comparison's sum of grid deltas under every random sign vector (S) and under every
+    bootstrap resample (T), both (C, B); ``keep`` receives the signs and counts drawn."""
+    C, n = Q.shape
+    S = np.zeros((C, resamples))
+    T = np.zeros((C, resamples))
+    if n == 0:  # no query: every sum is empty
+        return S, T
+    for group in _chunks(n, resamples):
+        first = group[0][1]
+        last = group[-1][1] + group[-1][2]
+        bits = np.concatenate([_sign_bits(seed, n, k, rows) for k, _, rows in group])
+        counts = np.concatenate([_counts(seed, n, k, rows) for k, _, rows in group])
+        # sum(s * q) with s = 1 - 2 * bit is sum(q) - 2 * (bits @ q): exact, and no temporary
+        S[:, first:last] = Q.sum(axis=1)[:, None] - 2.0 * (Q @ bits.T.astype(np.float64))
+        T[:, first:last] = Q @ counts.T.astype(np.float64)
+        if keep is not None:
+            keep.keep(first, bits, counts)
+    return S, T
+
+
+# -- the randomization test ----------------------------------------------------------------------
+
+
+def exact_p(Q: Array, scale: Array) -> Array:
+    """Two-sided sign-flip p over all 2**n sign vectors. A vector and its opposite give the same
+    |sum|, so the half with the last query's sign fixed is enumerated and the count is the same
+    fraction."""
+    C, n = Q.shape
+    if n == 0:
+        return np.ones(C)
+    bar = _tolerance(Q, scale)
+    half = 1 << (n - 1)
+    count = np.zeros(C, dtype=np.int64)
+    shifts = np.arange(n - 1)
+    for start in range(0, half, _EXACT_CHUNK):
+        codes = np.arange(start, min(half, start + _EXACT_CHUNK))
+        signs = np.ones((codes.size, n))
+        signs[:, : n - 1] -= 2.0 * ((codes[:, None] >> shifts) & 1)
+        count += np.sum(np.abs(signs @ Q.T) >= bar, axis=0)
+    p: Array = count / half
+    return p
+
+
+def sampled_p(S: Array, Q: Array, scale: Array) -> Array:
+    """Two-sided sign-flip p from B random sign vectors' sums (C, B): (1 + count) / (1 + B)."""
+    count = np.sum(np.abs(S) >= _tolerance(Q, scale)[:, None], axis=1)
+    p: Array = (1.0 + count) / (1.0 + S.shape[1])
+    return p
+
+
+def randomization_p(D: Array, resamples: int = 10_000, seed: int = SEED) -> Array:
+    """Paired sign-flip test of each row's mean delta, two-sided (statistic |mean delta|):
+    exact up to EXACT_MAX queries, else ``resamples`` sign vectors from ``seed``."""
+    D = np.asarray(D, dtype=np.float64)
+    Q, scale = grid(D)
+    if D.shape[1] <= EXACT_MAX:
+        return exact_p(Q, scale)
+    S, _ = resampled_sums(Q, resamples, seed)
+    return sampled_p(S, Q, scale)
+
+
+# -- the bootstrap interval ----------------------------------------------------------------------
+
+
+def interval(T: Array, n: int, scale: Array, level: float = 0.95) -> Array:
+    """Percentile interval of the mean delta from the bootstrap sums (C, B), (C, 2)."""
+    if n == 0:
+        return np.zeros((T.shape[0], 2))
+    tail = (1.0 - level) / 2.0
+    ends = np.quantile(T, [tail, 1.0 - tail], axis=1)  # (2, C), linear interpolation
+    out: Array = (ends / (n * scale)).T
+    return out
+
+
+def bootstrap_ci(D: Array, resamples: int = 10_000, seed: int = SEED, level: float = 0.95) -> Array:
+    """Paired bootstrap, percentile method: the queries resampled with replacement
+    ``resamples`` times (the same draws for every row), (C, 2)."""
+    D = np.asarray(D, dtype=np.float64)
+    Q, scale = grid(D)
+    _, T = resampled_sums(Q, resamples, seed)
+    return interval(T, D.shape[1], scale, level)
+
+
+# -- the t-test ----------------------------------------------------------------------------------
+
+
+def ttest_p(D: Array) -> Array:
+    """Paired t-test's two-sided p per row (scipy's ttest_rel on the pairs); NaN when undefined:
+    fewer than two queries, or every delta equal (no variance to measure)."""
+    from scipy import stats
+
+    D = np.asarray(D, dtype=np.float64)
+    C, n = D.shape
+    out = np.full(C, np.nan)
+    if n < 2:
+        return out
+    defined = ~np.all(D[:, :1] == D, axis=1)
+    d = D[defined]
+    t = d.mean(axis=1) / np.sqrt(d.var(axis=1, ddof=1) / n)
+    out[defined] = 2.0 * stats.t.sf(np.abs(t), n - 1)
+    return out
+
+
+# -- Holm ----------------------------------------------------------------------------------------
+
+
+def holm(p: npt.ArrayLike) -> Array:
+    """Holm-Bonferroni adjusted p-values over the family; NaN stays NaN and is not counted."""
+    p = np.asarray(p, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    known = ~np.isnan(p)
+    values = p[known]
+    order = np.argsort(values, kind="stable")
+    adjusted = np.maximum.accumulate(values[order] * np.arange(values.size, 0, -1))
+    result = np.empty(values.size)
+    result[order] = np.minimum(adjusted, 1.0)
+    out[known] = result
+    return out
+
+
+# -- how many questions --------------------------------------------------------------------------
+
+
+def _power(effect: Array, n: Array, alpha: float) -> Array:
+    """Power of the two-sided paired t-test at effect size ``effect`` with ``n`` queries."""
+    from scipy import stats
+
+    df = n - 1.0
+    crit = stats.t.isf(alpha / 2.0, df)
+    shift = effect * np.sqrt(n)
+    # The lower tail is below alpha / 2 and tiny once the shift is large, where scipy's
+    # noncentral t sometimes answers NaN for it: count it as 0 there.
+    lower = np.nan_to_num(stats.nct.cdf(-crit, df, shift), nan=0.0)
+    power: Array = stats.nct.sf(crit, df, shift) + lower
+    return power
+
+
+def questions_for(effects: Array, alpha: float = 0.05, power: float = 0.8) -> Array:
+    """The smallest n >= 2 whose power at each effect size is at least ``power`` (float array).
+
+    Starts from the normal approximation with Guenther's correction, which is within a query or
+    two, and steps to the answer with the noncentral t: one or two vectorised evaluations.
+    """
+    from scipy import stats
+
+    effects = np.abs(np.asarray(effects, dtype=np.float64))
+    za, zb = stats.norm.isf(alpha / 2.0), stats.norm.isf(1.0 - power)
+    n = np.maximum(2.0, np.ceil(((za + zb) / effects) ** 2 + za * za / 2.0))
+    huge = n > 1e9  # the t is the normal there; the guess stands
+    enough = np.ones(n.shape, dtype=bool)
+    enough[~huge] = _power(effects[~huge], n[~huge], alpha) >= power
+    down = enough & ~huge & (n > 2)  # step down while one fewer still suffices
+    while down.any():
+        lower = _power(effects[down], n[down] - 1.0, alpha) >= power
+        idx = np.flatnonzero(down)
+        n[idx[lower]] -= 1.0
+        down[idx[~lower]] = False
+        down &= n > 2
+    up = ~enough  # step up until it suffices
+    while up.any():
+        n[up] += 1.0
+        idx = np.flatnonzero(up)
+        up[idx[_power(effects[up], n[up], alpha) >= power]] = False
+    needed: Array = n
+    return needed
+
+
+def questions_needed(sd: float, d: float, alpha: float = 0.05, power: float = 0.8) -> int | None:
+    """Sakai's topic-set size for a paired t-test: the queries needed to detect a true mean
+    difference ``d`` with probability ``power`` at ``alpha`` (two-sided), when the per-query
+    deltas have standard deviation ``sd``. None when sd or d is 0 (or not a number)."""
+    if not (sd > 0 and math.isfinite(sd)) or not (d != 0 and math.isfinite(d)):
+        return None
+    return int(questions_for(np.array([abs(d) / sd]), alpha, power)[0])
+
+
+@lru_cache(maxsize=256)
+def _detectable_effect(n: int, alpha: float, power: float) -> float:
+    from scipy import optimize
+
+    def short(effect: float) -> float:
+        return float(_power(np.array(effect), np.array(float(n)), alpha)) - power
+
+    high = 2.0 * (3.0 / math.sqrt(n))
+    while short(high) < 0:
+        high *= 2.0
+    return float(optimize.brentq(short, 0.0, high, xtol=1e-14, rtol=1e-12))
+
+
+def detectable_difference(
+    sd: float, n: int, alpha: float = 0.05, power: float = 0.8
+) -> float | None:
+    """The smallest true mean difference that ``n`` queries detect with probability ``power``
+    at ``alpha`` (two-sided) when the deltas have standard deviation ``sd``; None when n < 2 or
+    sd is 0. The effect size depends on n only, so it is cached: cheap on every edit."""
+    if n < 2 or not (sd > 0 and math.isfinite(sd)):
+        return None
+    return _detectable_effect(n, alpha, power) * sd
