@@ -59,8 +59,8 @@ def add(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Exit 0; 2 when the golden set or a run cannot be scored (it is named on stderr and has no
     table); 1 with ``--strict`` when a file had lines or entries left out."""
-    project, config = _project(args)
-    ctx, judged = _golden(args, project, config)
+    project, config = project_for(args)
+    ctx, judged = golden_context(args, project, config)
     results = _results(args, project, ctx)
     unscored = [r for r in results if r.error]
     for r in unscored:
@@ -79,7 +79,7 @@ def say(path: object, message: str) -> None:
     print(f"qrels-lsp score: {log_text(path)}: {log_text(message)}", file=sys.stderr)
 
 
-def _project(args: argparse.Namespace) -> tuple[Project, Config]:
+def project_for(args: argparse.Namespace) -> tuple[Project, Config]:
     from dataclasses import replace
 
     from ..core.metrics import parse_metric
@@ -106,7 +106,7 @@ def _project(args: argparse.Namespace) -> tuple[Project, Config]:
     return Project(config, progress=progress_on(), boundary=boundary), config
 
 
-def _golden(
+def golden_context(
     args: argparse.Namespace, project: Project, config: Config
 ) -> tuple[QrelsContext, int | None]:
     """The golden set's context, with ``-k`` and ``-l`` applied, and how many judgments a

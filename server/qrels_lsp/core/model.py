@@ -185,6 +185,7 @@ class Qrels:
     k_span: Span | None = None
     relevance_level: int | None = None
     runs: list[Ref] = field(default_factory=list)
+    compare_to: Ref | None = None  # the base run of comparisons, by name
     findings: list[Finding] = field(default_factory=list)
 
     def grades(self) -> dict[str, dict[str, int]]:

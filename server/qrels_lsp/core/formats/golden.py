@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..base.findings import Finding, Fix, Severity, TextEdit, declare
 from ..base.text import Span
-from ..model import Judgment, Qrels, Query
+from ..model import Judgment, Qrels, Query, Ref
 from .format import Format
 from .golden_write import add_judgment
 from .yaml.context import keys_under
@@ -62,6 +62,7 @@ GOLDEN_KEYS: dict[str, str] = {
     "k": "The number of passages handed to the model: the default cutoff for recall@k and friends.",
     "relevance_level": "Grades at or above this count as relevant (trec_eval -l). Default 1.",
     "runs": "Runs to score against this golden set: paths or globs relative to this file.",
+    "compare_to": "The run the others are compared with, by name (`bm25` for the BM25 baseline).",
     "queries": "Query id -> question, relevant documents, or `unanswerable: true`.",
     "description": "Free text about this golden set.",
 }
@@ -103,6 +104,10 @@ def parse_golden(text: str) -> Qrels:
         qrels.relevance_level = level
     if "runs" in top:
         qrels.runs = p.refs(top["runs"][1], "Each entry of `runs`")
+    if "compare_to" in top:
+        node = top["compare_to"][1]
+        name = p.string(node, "`compare_to`")
+        qrels.compare_to = Ref(name.strip(), node.span) if name and name.strip() else None
     if "description" in top:
         p.string(top["description"][1], "`description`")
     if "queries" in top:

@@ -20,6 +20,7 @@ from ..base.globs import expand, has_magic
 from ..base.text import Span
 from ..checks import CheckCache, CorpusState, check_golden, check_run
 from ..checks.suppress import apply_suppressions
+from ..compare import Comparer, Comparisons
 from ..formats import detect, get, parse_as
 from ..formats.beir_layout import beir_dataset
 from ..formats.corpus import Corpus, CorpusError, load_corpus
@@ -34,9 +35,10 @@ from ..metrics import (
     evaluate,
     parse_metric,
 )
-from ..model import FileKind, Qrels, Run
+from ..model import FileKind, Qrels, Ref, Run
 from ..search.baseline import BASELINE_NAME, BaselineCache
 from ..search.indexes import IndexCache
+from .comparing import QR115, BaseChoice, choose_base, compare_runs
 from .config import Config, QrelsBinding
 from .incremental import EntryEdit, reparse
 
@@ -97,6 +99,9 @@ class QrelsContext:
     grades: dict[str, dict[str, int]] = field(default_factory=dict)  # qid -> doc -> grade, once
     unanswerable: set[str] = field(default_factory=set)
     grades_since: Since | None = None  # how ``grades`` was made from the last ones, if it was
+    compare_to: Ref | None = None  # the base run asked for (a golden set's key, the config's)
+    alpha: float = 0.05
+    min_difference: float = 0.05
 
 
 @dataclass(slots=True)
@@ -111,6 +116,11 @@ class Analysis:
     context: QrelsContext | None = None  # the golden set this file is, or that this run answers
     runs: list[RunResult] = field(default_factory=list)
     edit: EntryEdit | None = None  # the edit of one entry that made ``model`` from the last one
+    base: RunResult | None = None  # the run the others are compared with (a golden set's)
+    # Made on demand (`Project.compare`): resampling ten thousand questions is not for every
+    # keystroke's diagnostics, only for what shows the comparison.
+    comparisons: Comparisons | None = None
+    compared: bool = False
 
     def changed_since(self, last: Analysis) -> frozenset[str] | None:
         """The queries whose entry or numbers may differ from ``last``'s, when this analysis was
@@ -187,6 +197,7 @@ class Project:
         # Per-file caches that make an edit cost what it touched (see core/project/incremental.py).
         self._checks: dict[Path, CheckCache] = {}
         self._scores: dict[tuple[Path, Path | None], ScoreCache] = {}
+        self._comparers: dict[Path, Comparer] = {}  # per golden set: resampling kept per edit
         self._rankings: dict[Path, tuple[Run, dict[str, list[str]]]] = {}
         self._fast_runs: dict[Path, tuple[str, dict[str, list[str]]]] = {}
         self._reader = read
@@ -390,6 +401,9 @@ class Project:
             grades=judged.grades,
             unanswerable=judged.unanswerable,
             grades_since=judged.since,
+            compare_to=_compare_to(qrels, binding, self.config),
+            alpha=self.config.alpha,
+            min_difference=self.config.min_difference,
         )
 
     def _bound_runs(self, binding: QrelsBinding) -> list[Path]:
@@ -598,17 +612,16 @@ class Project:
             )
             # A golden set needs its runs' rankings, not their span models (a TREC run of a
             # million lines would be a million objects): the run's own file has those.
-            runs = [self.score_run(own, p, fast=True) for p in own.run_paths] if with_runs else []
+            runs = self.golden_runs(own) if with_runs else []
             # Why a listed run cannot be scored: from its scoring, or (`check`, which scores
             # nothing) from reading it.
             if with_runs:
-                unscored = {r.path: r.error for r in runs}
+                unscored = {r.path: r.error for r in runs if not r.baseline}
             else:
                 unscored = {resolve(p): self._read_run(p, fast=True)[2] for p in own.run_paths}
-            if with_runs and self.config.bm25_baseline:
-                base = self.baseline(own, build=self.build_indexes)
-                if base is not None:
-                    runs.append(base)
+            base = choose_base(own, runs) if with_runs else BaseChoice(None)
+            if base.problem is not None and model.compare_to is not None:
+                found.append(finding(QR115, model.compare_to.span, base.problem + "."))
             found += _outside(own, model)
             for ref in model.runs:
                 hits = own.run_matches.get(ref.value, [])
@@ -621,7 +634,8 @@ class Project:
                 errors = [(h, unscored.get(resolve(h))) for h in hits]
                 found += _unscored(ref.value, ref.span, errors)
             found += _replacement_characters(text)
-            return Analysis(path, kind, text, self._suppress(found, text), model, own, runs, edit)
+            found = self._suppress(found, text)
+            return Analysis(path, kind, text, found, model, own, runs, edit, base.base)
         golden_path, reason = self.golden_of(path, model)
         self._scan_run_files()
         self._names[resolve(path)] = golden_path if model.qrels is not None else None
@@ -649,6 +663,38 @@ class Project:
         runs = [self.score_run(ctx, path)] if ctx is not None else []
         found += _replacement_characters(text)
         return Analysis(path, kind, text, self._suppress(found, text), model, ctx, runs)
+
+    def compare(self, analysis: Analysis) -> Comparisons | None:
+        """The comparison of a golden set's runs with its base (kept on ``analysis``); for a
+        run file, the golden set's comparison, of which the editor shows this run's part (so
+        that its p-values are adjusted over the same family as in the golden set)."""
+        if analysis.compared:
+            return analysis.comparisons
+        ctx = analysis.context
+        analysis.compared = True
+        if ctx is None:
+            return None
+        runs = analysis.runs
+        if isinstance(analysis.model, Run):
+            runs = self.golden_runs(ctx, analysis.runs[0] if analysis.runs else None)
+            analysis.base = choose_base(ctx, runs).base
+        if analysis.base is not None:
+            comparer = self._comparers.setdefault(ctx.path, Comparer())
+            analysis.comparisons = compare_runs(ctx, runs, analysis.base, comparer=comparer)
+        return analysis.comparisons
+
+    def golden_runs(self, ctx: QrelsContext, own: RunResult | None = None) -> list[RunResult]:
+        """A golden set's runs scored (``own``, the open run file's result, in its place) and its
+        BM25 baseline when it is ready: what its lenses compare."""
+        runs = [
+            own if own is not None and own.path == resolve(p) else self.score_run(ctx, p, fast=True)
+            for p in ctx.run_paths
+        ]
+        if self.config.bm25_baseline:
+            base = self.baseline(ctx, build=self.build_indexes)
+            if base is not None:
+                runs.append(base)
+        return runs
 
     def _suppress(self, found: list[Finding], text: str) -> list[Finding]:
         kept = apply_suppressions(found, text, self.config.ignore)
@@ -715,6 +761,15 @@ def _attach_topics(qrels: Qrels, topics: Topics) -> None:
         topic = topics.get(qid)
         if topic is not None and query.question is None:
             query.question = topic.text
+
+
+def _compare_to(qrels: Qrels, binding: QrelsBinding | None, config: Config) -> Ref | None:
+    """The base run asked for: the golden set's `compare_to:`, its `[[qrels]]` table's, the
+    configuration's (the last two with no place in this file)."""
+    if qrels.compare_to is not None:
+        return qrels.compare_to
+    name = (binding.compare_to if binding is not None else None) or config.compare_to
+    return Ref(name, Span(0, 0)) if name else None
 
 
 def _metrics(names: tuple[str, ...], k: int) -> list[Metric]:

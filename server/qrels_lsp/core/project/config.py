@@ -49,6 +49,9 @@ SETTINGS: dict[str, str] = {
     "bm25_baseline": "Score a BM25 baseline run beside the configured runs when a corpus is known. Default true.",
     "corpus_ids": 'What a folder corpus calls its documents: "path" (the path relative to the folder, `kb/1410.txt`) or "stem" (the same without the file extension, `kb/1410`). Default "path".',
     "qrels": "TREC/BEIR qrels files and what belongs to them: [[qrels]] path, topics, corpus, runs, k.",
+    "compare_to": 'The run every other run is compared with (its name, e.g. "bm25" or "dense"); a golden set\'s `compare_to:` wins. Default: the BM25 baseline when a corpus is known, else the first run.',
+    "alpha": "Significance level of comparisons, after Holm-Bonferroni over the runs and metrics shown. Default 0.05.",
+    "min_difference": "The smallest difference worth detecting: comparisons say how many questions would detect it (power 0.8). Default 0.05.",
     "allow_outside": "Folders outside the workspace that may be read (a shared corpus), or true for any. Only from your editor's user settings or a configuration file outside the workspace: a workspace cannot grant itself this. Default none.",
 }
 MAX_CONFIG_BYTES = 1 * MiB
@@ -63,6 +66,7 @@ QRELS_SETTINGS: dict[str, str] = {
     "corpus": "Its corpus: a folder, .jsonl, .tsv or TREC <DOC> file.",
     "runs": "Runs scored against it: paths or globs.",
     "k": "Its default cutoff.",
+    "compare_to": "The run its other runs are compared with.",
 }
 
 
@@ -75,6 +79,7 @@ class QrelsBinding:
     corpus: Path | None = None
     runs: tuple[str, ...] = ()
     k: int | None = None
+    compare_to: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +92,9 @@ class Config:
     runs: tuple[str, ...] = DEFAULT_RUNS
     bm25_baseline: bool = True
     corpus_ids: Literal["path", "stem"] = "path"  # a folder corpus's ids: paths, or without suffix
+    compare_to: str | None = None  # the base run of comparisons (None: the default choice)
+    alpha: float = 0.05
+    min_difference: float = 0.05
     qrels: tuple[QrelsBinding, ...] = ()
     allow_outside: tuple[Path, ...] = ()  # folders outside the workspace the user allows
     allow_anywhere: bool = False  # the user lifted the workspace boundary altogether
@@ -262,6 +270,16 @@ def config_from_mapping(
                 bad(key, "expected true or false")
             else:
                 values[key] = value
+        elif key == "compare_to":
+            if not isinstance(value, str) or not value.strip() or "\0" in value:
+                bad(key, "expected a run's name")
+            else:
+                values[key] = value.strip()
+        elif key in ("alpha", "min_difference"):
+            if not _fraction(value):
+                bad(key, "expected a number above 0 and below 1")
+            else:
+                values[key] = float(value)
         elif key == "corpus_ids":
             if value not in ("path", "stem"):
                 bad(key, 'expected "path" or "stem"')
@@ -299,6 +317,10 @@ def _shown(key: object) -> str:
     text = str(key)
     text = "".join(c if c.isprintable() else "?" for c in text[:80])
     return text + ("…" if len(str(key)) > 80 else "")
+
+
+def _fraction(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1
 
 
 def _strings(value: Any) -> bool:
@@ -361,6 +383,10 @@ def _bindings(value: Any, root: Path, bad: Any) -> tuple[QrelsBinding, ...]:
             bad("qrels", f"`runs` of {path.name}: expected a list of paths or globs")
             runs = []
         k = table.get("k")
+        compare_to = table.get("compare_to")
+        if compare_to is not None and not (isinstance(compare_to, str) and compare_to.strip()):
+            bad("qrels", f"`compare_to` of {path.name}: expected a run's name")
+            compare_to = None
         out.append(
             QrelsBinding(
                 path=_resolved(path),
@@ -368,6 +394,7 @@ def _bindings(value: Any, root: Path, bad: Any) -> tuple[QrelsBinding, ...]:
                 corpus=_maybe_resolved(_path_value(root, table.get("corpus"))),
                 runs=tuple(runs),
                 k=k if isinstance(k, int) and not isinstance(k, bool) and k > 0 else None,
+                compare_to=compare_to.strip() if compare_to is not None else None,
             )
         )
     return tuple(out)

@@ -1,0 +1,246 @@
+"""`qrels-lsp compare GOLDEN [RUN...]`: every run against a base run, with paired tests,
+intervals and how many questions would settle it (docs/compare.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .common import UsageError, allow_outside, log_text
+
+if TYPE_CHECKING:
+    from ..core.compare import Comparisons
+    from ..core.project.analysis import Project, QrelsContext, RunResult
+
+
+def add(sub: Any) -> None:
+    """The ``compare`` subcommand's arguments."""
+    s = sub.add_parser(
+        "compare",
+        help="compare runs with a base run: deltas, paired tests, 95%% intervals, W/T/L",
+    )
+    s.add_argument("golden", type=Path, help="a golden set YAML, TREC qrels or BEIR qrels file")
+    s.add_argument(
+        "runs",
+        nargs="*",
+        type=Path,
+        help="runs (default: the golden set's runs, as `score` finds them, and its BM25 baseline)",
+    )
+    s.add_argument(
+        "--base",
+        help="the run the others are compared with: a run's name, a run file, or bm25 "
+        "(default: `compare_to`, else the BM25 baseline, else the first run)",
+    )
+    s.add_argument("--metrics", help="comma-separated, e.g. recall@5,mrr,ndcg@10")
+    s.add_argument("-k", type=int, help="cutoff (default: the golden set's k, the config, or 10)")
+    s.add_argument("-l", "--relevance-level", type=int, help="minimum grade that is relevant")
+    s.add_argument("--alpha", type=float, help="significance level after Holm (default 0.05)")
+    s.add_argument(
+        "--min-difference",
+        type=float,
+        help="the difference worth detecting, for `questions needed` (default 0.05)",
+    )
+    s.add_argument("--format", choices=["table", "json", "markdown"], default="table")
+    s.add_argument("--config", type=Path)
+    allow_outside(s)
+    s.set_defaults(func=run, baseline=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Exit 0 with the comparison; 2 when the files cannot be compared (said on stderr)."""
+    from .score import golden_context, project_for
+
+    for name in ("alpha", "min_difference"):
+        value = getattr(args, name)
+        if value is not None and not 0 < value < 1:
+            raise UsageError(f"--{name.replace('_', '-')} must be above 0 and below 1")
+    base_file = _base_file(args)
+    if base_file is not None and base_file not in args.runs:
+        args.runs = [base_file, *args.runs]
+    project, config = project_for(args)
+    args.baseline = "bm25" if config.bm25_baseline else None  # (its questions are read whole)
+    ctx, _entries = golden_context(args, project, config)
+    runs = _runs(args, project, ctx)
+    base = _base(args, ctx, runs, base_file)
+    comparisons = _compare(args, ctx, runs, base)
+    print(render(comparisons, args.format, ctx), end="")
+    return 0
+
+
+def _base_file(args: argparse.Namespace) -> Path | None:
+    """``--base`` when it names a file (then it is one of the runs compared)."""
+    if args.base is None:
+        return None
+    path = Path(args.base)
+    return path if path.is_file() else None
+
+
+def _runs(args: argparse.Namespace, project: Project, ctx: QrelsContext) -> list[RunResult]:
+    """The runs named (or the golden set's), each scored, and the BM25 baseline when the
+    golden set has a corpus and the configuration keeps it."""
+    run_paths = [p.resolve() for p in args.runs] or ctx.run_paths
+    results = [project.score_run(ctx, p, fast=True) for p in run_paths]
+    for r in results:
+        if r.error:
+            raise UsageError(f"{r.path}: {r.error}")
+    if project.config.bm25_baseline:
+        baseline = project.baseline(ctx, build=True)
+        if baseline is not None:
+            results.append(baseline)
+    if len(results) < 2:
+        from ..ide.present import runs_hint
+
+        found = ", ".join(r.name for r in results) or "none"
+        raise UsageError(
+            f"{args.golden}: a comparison needs two runs (found: {found}); name them after the "
+            f"golden set, or {runs_hint(ctx)}"
+        )
+    return results
+
+
+def _base(
+    args: argparse.Namespace, ctx: QrelsContext, runs: list[RunResult], base_file: Path | None
+) -> RunResult:
+    from ..core.project.comparing import choose_base
+
+    if base_file is not None:
+        wanted = base_file.resolve()
+        return next(r for r in runs if r.path == wanted and not r.baseline)
+    choice = choose_base(ctx, runs, args.base)
+    if choice.problem is not None:
+        if args.base is not None:
+            raise UsageError(f"--base {choice.problem.split('; compared with')[0]}")
+        print(
+            f"qrels-lsp compare: {log_text(ctx.path)}: {log_text(choice.problem)}", file=sys.stderr
+        )
+    assert choice.base is not None  # two runs at least
+    return choice.base
+
+
+def _compare(
+    args: argparse.Namespace, ctx: QrelsContext, runs: list[RunResult], base: RunResult
+) -> Comparisons:
+    from ..core.project.comparing import compare_runs
+
+    metrics = [str(m) for m in ctx.metrics]
+    comparisons = compare_runs(
+        ctx, runs, base, metrics, alpha=args.alpha, min_difference=args.min_difference
+    )
+    assert comparisons is not None  # two runs at least
+    return comparisons
+
+
+def render(comparisons: Comparisons, fmt: str, ctx: QrelsContext) -> str:
+    if fmt == "json":
+        return _json(comparisons) + "\n"
+    if fmt == "markdown":
+        from ..ide.compare import comparison_markdown
+
+        return comparison_markdown(comparisons, None, f"recall@{ctx.k}") + "\n"
+    return _table(comparisons)
+
+
+def _json(comparisons: Comparisons) -> str:
+    """The documented JSON: the base, n, alpha, then one object per (run, metric)."""
+    from ..core.base.escape import json_text
+
+    items = [
+        {
+            "run": c.run,
+            "metric": c.metric,
+            "base_mean": c.base_mean,
+            "run_mean": c.run_mean,
+            "delta": c.delta,
+            "ci95": list(c.ci95),
+            "p_randomization": c.p_randomization,
+            "p_ttest": c.p_ttest,
+            "p_adjusted": c.p_adjusted,
+            "significant": c.significant,
+            "wins": c.wins,
+            "ties": c.ties,
+            "losses": c.losses,
+            "questions_needed": c.questions_needed,
+            "detectable_difference": c.detectable_difference,
+        }
+        for c in comparisons.items
+    ]
+    doc = {
+        "base": comparisons.base,
+        "n_queries": comparisons.n_queries,
+        "alpha": comparisons.alpha,
+        "comparisons": items,
+    }
+    return json_text(doc)
+
+
+def _table(comparisons: Comparisons) -> str:
+    """Runs as rows and metrics as columns, as ranx's report reads, each significant difference
+    marked; then, per run, every statistic of every metric."""
+    from ..core.metrics import format_value
+    from ..ide.compare import DOWN, UP, p_text
+
+    items = comparisons.items
+    metrics = list(dict.fromkeys(c.metric for c in items))
+    runs = list(dict.fromkeys(c.run for c in items))
+    first = {c.metric: c.base_mean for c in items}
+    body = [[f"{log_text(comparisons.base)} [base]", *(format_value(first[m]) for m in metrics)]]
+    for name in runs:
+        row = [log_text(name)]
+        for m in metrics:
+            c = next(c for c in items if c.run == name and c.metric == m)
+            mark = (UP if c.delta > 0 else DOWN) if c.significant else " "
+            row.append(f"{format_value(c.run_mean)} {mark}")
+        body.append(row)
+    out = [
+        f"Compared with {log_text(comparisons.base)} over {comparisons.n_queries} queries "
+        f"(paired, two-sided; {UP}/{DOWN}: significantly better/worse, Holm-adjusted "
+        f"randomization p < {comparisons.alpha:g} over {len(items)} comparisons)",
+        "",
+    ]
+    out += _aligned([["run", *metrics], *body])
+    head = [
+        "metric",
+        "delta",
+        "95% interval",
+        "p rand",
+        "p t",
+        "p Holm",
+        "W/L/T",
+        "needed",
+        "detectable",
+    ]
+    for name in runs:
+        rows = [head]
+        for c in comparisons.for_run(name):
+            lo, hi = c.ci95
+            rows.append(
+                [
+                    c.metric,
+                    f"{c.delta:+.4f}",
+                    f"[{lo:+.4f}, {hi:+.4f}]",
+                    p_text(c.p_randomization),
+                    "n/a" if c.p_ttest is None else p_text(c.p_ttest),
+                    p_text(c.p_adjusted) + (" *" if c.significant else ""),
+                    f"{c.wins}/{c.losses}/{c.ties}",
+                    "-" if c.questions_needed is None else f"{c.questions_needed:,}",
+                    "-" if c.detectable_difference is None else f"{c.detectable_difference:.4f}",
+                ]
+            )
+        out += ["", f"{log_text(name)} vs {log_text(comparisons.base)}", *_aligned(rows)]
+    d = comparisons.min_difference
+    out += [
+        "",
+        "* significant at alpha after Holm; needed: questions to detect a true difference of "
+        + ("the observed size" if d is None else f"{d:g}")
+        + " with power 0.8; detectable: the smallest true difference today's questions detect",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    from .render import aligned
+
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [aligned(row, widths) for row in rows]

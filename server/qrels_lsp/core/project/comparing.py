@@ -1,0 +1,103 @@
+"""Which run the others are compared with, and the comparison of a golden set's runs.
+
+The statistics are :mod:`..compare`'s; this module knows the project's words for runs: a
+golden set's `compare_to:` (or the configuration's) names the base by the name qrels-lsp shows
+(a run YAML's `name:`, a file's name without `.run`/`.trec`, `bm25` for the BM25 baseline), and
+with no name the base is the BM25 baseline when there is one (what every new retriever should
+beat), else the first run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..base.findings import Severity, declare
+from ..compare import Comparer, Comparisons
+
+if TYPE_CHECKING:
+    from .analysis import QrelsContext, RunResult
+
+QR115 = declare(
+    "QR115",
+    "compare-to-unknown",
+    Severity.WARNING,
+    "golden set",
+    "`compare_to` names no run of this golden set: runs are compared with the default base.",
+)
+
+BASELINE_ALIASES = ("bm25", "baseline", "bm25 (baseline)")
+"""What `compare_to` may call the BM25 baseline (its shown name has a space and parentheses)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BaseChoice:
+    """The base run of a comparison, and why it is not the one asked for (if it is not)."""
+
+    base: RunResult | None
+    problem: str | None = None
+
+
+def run_names(runs: Sequence[RunResult]) -> list[str]:
+    return [r.name for r in runs if not r.error]
+
+
+def find_run(runs: Sequence[RunResult], name: str) -> RunResult | None:
+    """The run ``name`` names: its shown name, its file's name, or (for the BM25 baseline) one of
+    :data:`BASELINE_ALIASES`; exact first, then ignoring case."""
+    usable = [r for r in runs if not r.error]
+    for fold in (str, str.casefold):
+        wanted = fold(name.strip())
+        for r in usable:
+            names = [r.name] + ([*BASELINE_ALIASES] if r.baseline else [r.path.name])
+            if any(fold(n) == wanted for n in names):
+                return r
+    return None
+
+
+def choose_base(
+    ctx: QrelsContext, runs: Sequence[RunResult], asked: str | None = None
+) -> BaseChoice:
+    """The base run: ``asked`` (the CLI's `--base`), else the context's `compare_to`, else the
+    BM25 baseline, else the first run that could be scored."""
+    usable = [r for r in runs if not r.error]
+    default = next((r for r in usable if r.baseline), usable[0] if usable else None)
+    wanted = asked if asked is not None else (ctx.compare_to.value if ctx.compare_to else None)
+    if wanted is None:
+        return BaseChoice(default)
+    found = find_run(usable, wanted)
+    if found is not None:
+        return BaseChoice(found)
+    known = ", ".join(f"`{n}`" for n in run_names(usable)) or "none"
+    instead = f"; compared with `{default.name}` instead" if default is not None else ""
+    return BaseChoice(
+        default, f"`{wanted}` names no run of this golden set (runs: {known}){instead}"
+    )
+
+
+def compare_runs(
+    ctx: QrelsContext,
+    runs: Sequence[RunResult],
+    base: RunResult,
+    metrics: Sequence[str] | None = None,
+    *,
+    comparer: Comparer | None = None,
+    alpha: float | None = None,
+    min_difference: float | None = None,
+) -> Comparisons | None:
+    """Every other scorable run against ``base`` over the golden set's queries, for ``metrics``
+    (default: the context's); None when there is nothing to compare with."""
+    others = [(r.name, r.evaluation.per_query) for r in runs if r is not base and not r.error]
+    if not others:
+        return None
+    names = list(metrics) if metrics is not None else [str(m) for m in ctx.metrics]
+    compare = comparer.compare if comparer is not None else Comparer().compare
+    return compare(
+        base.name,
+        base.evaluation.per_query,
+        others,
+        names,
+        alpha=ctx.alpha if alpha is None else alpha,
+        min_difference=ctx.min_difference if min_difference is None else min_difference,
+    )
