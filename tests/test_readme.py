@@ -31,3 +31,14 @@ def test_quick_start_commands() -> None:
     assert "pip install -e '.[test]' && .venv/bin/python -m pytest" in README
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "pip install --quiet -e '.[test]'" in ci and "python -m pytest" in ci
+
+
+def test_every_setting_reaches_the_server_from_each_editor() -> None:
+    """A setting the server reads but an editor does not pass on cannot be set in that editor."""
+    lib = (ROOT / "editors" / "vscode" / "lib.js").read_text(encoding="utf-8")
+    listed = re.search(r"const SERVER_SETTINGS = \[(.*?)\];", lib, re.S)
+    assert listed is not None
+    assert set(re.findall(r"'([a-z_0-9]+)'", listed.group(1))) == set(SETTINGS)
+    package = (ROOT / "editors" / "vscode" / "package.json").read_text(encoding="utf-8")
+    declared = set(re.findall(r'"qrels\.([a-z_0-9]+)": \{', package))
+    assert set(SETTINGS) <= declared

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
 
 LIMIT = 100
 NOT_READY = "alphabetical: the BM25 index is still being built"
-ItemKind = Literal["document", "query", "key"]
+ItemKind = Literal["document", "query", "key", "run"]
 # Keys whose value is a collection (`key:` then a block or a flow value) or a scalar (`key: `).
 _COLLECTION_KEYS = {"queries", "runs", "relevant", "results"}
 
@@ -66,6 +66,7 @@ class Request:
     run: Run | None = None
     corpus: Corpus | None = None
     index: BM25Index | None = None
+    runs: tuple[str, ...] = ()  # the names of the golden set's runs (for `compare_to:`)
 
 
 def complete(req: Request) -> Completions | None:
@@ -86,6 +87,8 @@ def _golden(req: Request, ctx: YamlContext) -> Completions | None:
         return _keys(ctx, GOLDEN_KEYS, "golden set")
     if len(path) == 2 and path[0] == "queries" and role == "key":
         return _keys(ctx, QUERY_KEYS, "query")
+    if path == ("compare_to",) and role == "value":
+        return _run_names(req, ctx)
     if len(path) == 3 and path[0] == "queries" and path[2] == "relevant" and role != "value":
         if _blank_block_line_in_list(ctx):
             return None
@@ -165,6 +168,23 @@ def _keys(ctx: YamlContext, keys: dict[str, str], where: str) -> Completions:
                 documentation=doc,
             )
         )
+    return Completions(items)
+
+
+def _run_names(req: Request, ctx: YamlContext) -> Completions:
+    """The golden set's runs by the names `compare_to:` takes."""
+    items = [
+        Candidate(
+            label=name,
+            kind="run",
+            edit=TextEdit(ctx.token, name if ctx.quoted else yaml_scalar(name)),
+            sort_text=f"{i:03d}",
+            filter_text=name,
+            detail="run",
+            documentation="Compare the other runs with this one.",
+        )
+        for i, name in enumerate(req.runs)
+    ]
     return Completions(items)
 
 
@@ -300,4 +320,5 @@ def request_for(analysis: Analysis, offset: int, indexes: IndexCache) -> Request
         run=model if isinstance(model, Run) else None,
         corpus=corpus,
         index=indexes.get(corpus) if corpus is not None else None,
+        runs=tuple(("bm25" if r.baseline else r.name) for r in analysis.runs if not r.error),
     )

@@ -11,6 +11,7 @@ from ..core.formats.corpus import Corpus, CorpusError
 from ..core.model import Qrels, Run
 from ..core.project.analysis import Analysis, Project
 from ..core.search.quality import quality_notes
+from .lenses import comparison_report
 from .locate import Target, family, locate, rank_in
 from .present import (
     document_hover,
@@ -36,13 +37,13 @@ def hover_target(analysis: Analysis, offset: int) -> Target | None:
     return Target("file", Span(0, end)) if 0 <= offset <= end else None
 
 
-def _means(analysis: Analysis) -> str | None:
-    """The header lens's lines: the file's counts and each run's means."""
+def _means(project: Project, analysis: Analysis) -> str | None:
+    """The header lens's lines: the file's counts, each run's means and comparison."""
     ctx = analysis.context
     if ctx is None:
         return None
     if isinstance(analysis.model, Qrels):
-        return "  \n".join(header_titles(ctx, analysis.runs))
+        return "  \n".join(header_titles(ctx, analysis.runs, project.compare(analysis)))
     return run_header_title(ctx, analysis.runs[0]) if analysis.runs else None
 
 
@@ -50,11 +51,13 @@ def hover_text(project: Project, analysis: Analysis, target: Target) -> str | No
     """The markdown of a hover, in core terms. Reads the corpus: call it on the analysis thread."""
     ctx = analysis.context
     if target.kind in ("summary", "file"):
-        means = _means(analysis)
+        means = _means(project, analysis)
         if target.kind == "summary":
             return means
         read_as = f"Read as {get(analysis.kind).display}."
-        return read_as if means is None else f"{read_as}  \n{means}"
+        compared = comparison_report(project, analysis)
+        parts = [read_as if means is None else f"{read_as}  \n{means}", compared]
+        return "\n\n".join(p for p in parts if p)
     if target.kind == "query":
         assert target.qid is not None
         query = ctx.qrels.queries.get(target.qid) if ctx is not None else None
@@ -68,7 +71,9 @@ def hover_text(project: Project, analysis: Analysis, target: Target) -> str | No
         baseline = next((r.rankings.get(target.qid) for r in analysis.runs if r.baseline), None)
         known = ctx.corpus if isinstance(ctx.corpus, Corpus) else None
         notes = quality_notes(query.question, query.grades(), baseline, ctx.k, ctx.level, known)
-        return "\n\n".join([query_hover(ctx, query, rankings), *notes])
+        project.compare(analysis)  # the base run (a run file learns it from the comparison)
+        base = analysis.base.name if analysis.base is not None else None
+        return "\n\n".join([query_hover(ctx, query, rankings, base), *notes])
     assert target.doc_id is not None and target.qid is not None
     doc_id = target.doc_id
     if ctx is None:

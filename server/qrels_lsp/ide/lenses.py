@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from ..core.base.text import Span
 from ..core.model import Qrels, Run
-from ..core.project.analysis import Analysis
+from ..core.project.analysis import Analysis, Project
+from .compare import Place, comparison_markdown
 from .present import (
     UNANSWERABLE_TITLE,
     header_titles,
     lens_values,
     query_hover,
     query_lens_titles,
+    run_comparison_title,
     run_header_title,
 )
 
@@ -27,14 +29,16 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
         return []
     top = Span(0, 0)
     if isinstance(analysis.model, Qrels):
-        out: list[LensGroup] = [(top, tuple(header_titles(ctx, analysis.runs)), None)]
+        header = header_titles(ctx, analysis.runs, analysis.comparisons)
+        out: list[LensGroup] = [(top, tuple(header), None)]
         queries = analysis.model.queries.values()
-        for query, titles in query_lens_titles(ctx, queries, analysis.runs):
+        for query, titles in query_lens_titles(ctx, queries, analysis.runs, analysis.base):
             out.append((query.span, tuple(titles), query.qid))
         return out
     if isinstance(analysis.model, Run) and analysis.runs:
         result = analysis.runs[0]
-        out = [(top, (run_header_title(ctx, result),), None)]
+        compared = run_comparison_title(ctx, result, analysis.comparisons)
+        out = [(top, (run_header_title(ctx, result), *([compared] if compared else [])), None)]
         for qid, ranking in analysis.model.rankings.items():
             if qid not in ctx.qrels.queries:
                 title = "not in the golden set · ignored"
@@ -55,3 +59,28 @@ def explanation(analysis: Analysis, qid: str) -> str:
         return ""
     runs = [(r.name, r.rankings.get(qid)) for r in analysis.runs]
     return query_hover(ctx, query, runs)
+
+
+def comparison_place(project: Project, analysis: Analysis) -> Place | None:
+    """The golden set's text and where each question starts, for links to entries."""
+    ctx = analysis.context
+    if ctx is None:
+        return None
+    text = analysis.text if ctx.path == analysis.path else project.read(ctx.path)[0]
+    if text is None:
+        return None
+    return ctx.path, text, {qid: q.span.start for qid, q in ctx.qrels.queries.items()}
+
+
+def comparison_report(project: Project, analysis: Analysis) -> str:
+    """The whole comparison a golden set's first-line lenses (or a run file's) summarise: every
+    metric, the questions needed, the questions that flipped. Call it on the analysis thread."""
+    ctx = analysis.context
+    comparisons = project.compare(analysis)
+    if ctx is None or comparisons is None:
+        return ""
+    runs = [analysis.runs[0].name] if isinstance(analysis.model, Run) and analysis.runs else None
+    if runs is not None and runs[0] == comparisons.base:
+        runs = None  # the base itself: every run against it
+    place = comparison_place(project, analysis)
+    return comparison_markdown(comparisons, runs, f"recall@{ctx.k}", place)

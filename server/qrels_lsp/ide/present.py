@@ -10,11 +10,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from ..core.base.escape import md_block, md_code, md_text
+from ..core.compare import Comparisons
 from ..core.formats import get
 from ..core.formats.corpus import Document
 from ..core.metrics import MEASURES, Metric, format_value, ndcg_explain, query_scores
 from ..core.model import Qrels, Query, rank_in_list
 from ..core.project.analysis import QrelsContext, RunResult
+from .compare import delta_mark, header_lens_titles, headline, lens_title
 
 HOVER_CUTOFFS = (1, 3, 5, 10, 20, 100)
 
@@ -24,56 +26,71 @@ def short(x: float) -> str:
     return f"{x:.2f}"
 
 
-_TITLES: dict[tuple[int, int], tuple[Mapping[str, float], str]] = {}
+_TITLES: dict[tuple[int, int, int], tuple[Mapping[str, float], object, str]] = {}
 _NO_VALUES: Mapping[str, float] = MappingProxyType({})  # one object, so its title is cached too
 UNANSWERABLE_TITLE = "unanswerable · excluded from the means"
 
 
-def lens_values(values: Mapping[str, float], k: int) -> str:
-    """`recall@k 0.50 · MRR 0.50`, remembered per values mapping: per-query scores are cached
-    objects (metrics.ScoreCache), so after an edit only the edited query's title is formatted."""
-    hit = _TITLES.get((id(values), k))
-    if hit is not None and hit[0] is values:
-        return hit[1]
-    title = _lens_values(values, k)
+def lens_values(
+    values: Mapping[str, float], k: int, base: Mapping[str, float] | None = None
+) -> str:
+    """`recall@k 0.50 · MRR 0.50`, with `▲`/`▼` after a value above or below the ``base`` run's
+    on the same question; remembered per values mapping: per-query scores are cached objects
+    (metrics.ScoreCache), so after an edit only the edited query's title is formatted."""
+    key = (id(values), id(base), k)
+    hit = _TITLES.get(key)
+    if hit is not None and hit[0] is values and hit[1] is base:
+        return hit[2]
+    title = _lens_values(values, k, base)
     if len(_TITLES) > 200_000:
         _TITLES.clear()
-    _TITLES[(id(values), k)] = (values, title)
+    _TITLES[key] = (values, base, title)
     return title
 
 
-def _lens_values(values: Mapping[str, float], k: int) -> str:
-    recall = values.get(f"recall@{k}")
-    mrr = values.get("mrr")
+def _lens_values(values: Mapping[str, float], k: int, base: Mapping[str, float] | None) -> str:
     parts = []
-    if recall is not None:
-        parts.append(f"recall@{k} {short(recall)}")
-    if mrr is not None:
-        parts.append(f"MRR {short(mrr)}")
+    for key, label in ((f"recall@{k}", f"recall@{k}"), ("mrr", "MRR")):
+        value = values.get(key)
+        if value is not None:
+            mark = delta_mark(value, base.get(key)) if base is not None else ""
+            parts.append(f"{label} {short(value)}{mark}")
     return " · ".join(parts)
 
 
 def query_lens_titles(
-    ctx: QrelsContext, queries: Iterable[Query], runs: Sequence[RunResult]
+    ctx: QrelsContext,
+    queries: Iterable[Query],
+    runs: Sequence[RunResult],
+    base: RunResult | None = None,
 ) -> Iterator[tuple[Query, list[str]]]:
     """Each question with one title per run, each named: a number with no run beside it reads
-    as "your run", and the BM25 baseline is not the user's run.
+    as "your run", and the BM25 baseline is not the user's run. Each other run's values are
+    marked where they beat (`▲`) or trail (`▼`) the ``base`` run's on that question, so the
+    curator can find where the systems differ.
 
         One pass with each run's tables looked up once: the editor asks for every question's lenses
         after every keystroke, and a golden set can hold tens of thousands of questions.
     """
     k = ctx.k
-    tables = [(f"{r.name}: ", r.evaluation.per_query, set(r.evaluation.missing)) for r in runs]
+    against = base.evaluation.per_query if base is not None else None
+    tables = [
+        (f"{r.name}: ", r.evaluation.per_query, set(r.evaluation.missing), r is not base)
+        for r in runs
+    ]
     for query in queries:
         if query.unanswerable:
             yield query, [UNANSWERABLE_TITLE]
             continue
         titles = []
-        for prefix, per_query, missing in tables:
-            if query.qid in missing:
+        qid = query.qid
+        base_values = against.get(qid) if against is not None else None
+        for prefix, per_query, missing, marked in tables:
+            if qid in missing:
                 titles.append(f"{prefix}not in the run · scores 0")
             else:
-                titles.append(prefix + lens_values(per_query.get(query.qid, _NO_VALUES), k))
+                shown = base_values if marked else None
+                titles.append(prefix + lens_values(per_query.get(qid, _NO_VALUES), k, shown))
         yield query, titles
 
 
@@ -111,17 +128,33 @@ def corpus_hint(ctx: QrelsContext) -> str:
     return "none is named (`corpus` of this file's `[[qrels]]` table in qrels-lsp.toml)"
 
 
-def header_titles(ctx: QrelsContext, runs: Sequence[RunResult]) -> list[str]:
-    """The first line's lenses: the counts, then each run by name with its means."""
+def header_titles(
+    ctx: QrelsContext, runs: Sequence[RunResult], comparisons: Comparisons | None = None
+) -> list[str]:
+    """The first line's lenses: the counts, each run by name with its means, then each run
+    compared with the base (when the comparison has been made)."""
     if not runs:
         return [f"{counts(ctx)} · no runs: {runs_hint(ctx)}"]
+    compared = header_lens_titles(comparisons, f"recall@{ctx.k}")
     if len(runs) == 1:
-        return [f"{counts(ctx)} · {runs[0].name}: {run_summary(runs[0], ctx.k)}"]
-    return [counts(ctx)] + [f"{r.name}: {run_summary(r, ctx.k)}" for r in runs]
+        return [f"{counts(ctx)} · {runs[0].name}: {run_summary(runs[0], ctx.k)}", *compared]
+    return [counts(ctx)] + [f"{r.name}: {run_summary(r, ctx.k)}" for r in runs] + compared
 
 
 def run_header_title(ctx: QrelsContext, r: RunResult) -> str:
     return f"{r.name} vs {ctx.path.name} · {run_summary(r, ctx.k)}"
+
+
+def run_comparison_title(
+    ctx: QrelsContext, r: RunResult, comparisons: Comparisons | None
+) -> str | None:
+    """A run file's second lens: the run against the golden set's base run."""
+    if comparisons is None:
+        return None
+    if r.name == comparisons.base:
+        return "the base the golden set's other runs are compared with"
+    c = headline(comparisons, r.name, f"recall@{ctx.k}")
+    return lens_title(c, comparisons.base) if c is not None else None
 
 
 def judgment_label(grade: int | None, level: int) -> str:
@@ -146,9 +179,13 @@ def _metrics_at(k_values: Sequence[int]) -> list[Metric]:
 
 
 def query_hover(
-    ctx: QrelsContext, query: Query, runs: Sequence[tuple[str, list[str] | None]]
+    ctx: QrelsContext,
+    query: Query,
+    runs: Sequence[tuple[str, list[str] | None]],
+    base: str | None = None,
 ) -> str:
-    """Markdown: the query, every metric at several cutoffs per run, ranks, nDCG@k terms."""
+    """Markdown: the query, every metric at several cutoffs per run (each other run's with its
+    difference from the ``base`` run's), ranks, nDCG@k terms."""
     grades = query.grades()
     lines = [
         f"**{md_text(query.qid)}**" + (f": {md_text(query.question)}" if query.question else "")
@@ -177,6 +214,8 @@ def query_hover(
         lines.append(
             f"| {mark} | " + " | ".join(format_value(values[n][key]) for n in names) + " |"
         )
+    if base is not None and base in values and len(names) > 1:
+        lines += ["", *_against_base(ctx, values, names, base)]
     lines.append("")
     lines.append("| relevant document | grade | " + " | ".join(md_text(n) for n in names) + " |")
     lines.append("| --- | ---: |" + " ---: |" * len(names))
@@ -193,6 +232,30 @@ def query_hover(
     if missing:
         lines.append(f"\nNot answered by: {md_text(', '.join(missing))} (scores 0).")
     return "\n".join(lines)
+
+
+def _against_base(
+    ctx: QrelsContext, values: Mapping[str, Mapping[str, float]], names: Sequence[str], base: str
+) -> list[str]:
+    """Each other run's difference from the base run on this question, for the metrics the
+    golden set reports (`▲ +0.25`): where the systems differ, question by question."""
+    keys = [str(m) for m in ctx.metrics]
+    out = [
+        f"| vs {md_text(base)} (base) | " + " | ".join(keys) + " |",
+        "| --- |" + " ---: |" * len(keys),
+    ]
+    for name in names:
+        if name == base:
+            continue
+        cells = []
+        for key in keys:
+            mine, theirs = values[name].get(key), values[base].get(key)
+            if mine is None or theirs is None:
+                cells.append("–")
+            else:
+                cells.append(f"{delta_mark(mine, theirs) or '='} {mine - theirs:+.4f}")
+        out.append(f"| {md_text(name)} | " + " | ".join(cells) + " |")
+    return out
 
 
 def ndcg_lines(name: str, grades: Mapping[str, int], ranking: Sequence[str], k: int) -> list[str]:

@@ -21,6 +21,7 @@ _KINDS = {
     "document": types.CompletionItemKind.File,
     "query": types.CompletionItemKind.Value,
     "key": types.CompletionItemKind.Property,
+    "run": types.CompletionItemKind.Reference,
 }
 
 

@@ -16,13 +16,14 @@ from pygls.lsp.server import LanguageServer
 from ...core.base.text import Span
 from ...core.model import Qrels
 from ...core.project.analysis import Analysis, QrelsContext
-from ...ide.lenses import explanation, lens_groups
+from ...ide.lenses import comparison_report, explanation, lens_groups
 from ...ide.present import header_titles, query_lens_titles
 from ..convert import Positions, RawJSON, uri_of
 from ..pieces import LINE, Last, PieceCache, Placed
 from ..state import State
 
 EXPLAIN_COMMAND = "qrels-lsp.explainQuery"
+COMPARE_COMMAND = "qrels-lsp.compareRuns"
 
 
 class LensEncoder:
@@ -66,9 +67,10 @@ class LensEncoder:
         its lenses (then the pieces are not the same ones)."""
         assert isinstance(analysis.model, Qrels)
         queries = analysis.model.queries
-        changes = {0: self._part(pos, Span(0, 0), tuple(header_titles(ctx, analysis.runs)), None)}
+        header = tuple(header_titles(ctx, analysis.runs, analysis.comparisons))
+        changes = {0: self._part(pos, Span(0, 0), header, None)}
         edited = [queries[qid] for qid in last.changed if qid in queries]  # others: run only
-        for query, titles in query_lens_titles(ctx, edited, analysis.runs):
+        for query, titles in query_lens_titles(ctx, edited, analysis.runs, analysis.base):
             i = last.at.get(query.qid)
             if i is None and not titles:
                 continue  # no lens before, none now (a golden set with no runs yet)
@@ -87,9 +89,11 @@ class LensEncoder:
         c1, lines, c2 = where
         start, end = {"line": LINE, "character": c1}, {"line": LINE + lines, "character": c2}
         rng = {"start": start, "end": end}
-        command: dict[str, Any] = {"command": EXPLAIN_COMMAND if qid is not None else ""}
-        if qid is not None:
-            command["arguments"] = [{"path": self.path, "qid": qid}]
+        # A question's lenses explain its numbers; the first line's show the comparison.
+        command: dict[str, Any] = {
+            "command": EXPLAIN_COMMAND if qid is not None else COMPARE_COMMAND
+        }
+        command["arguments"] = [{"path": self.path, "qid": qid} if qid else {"path": self.path}]
         lenses = [{"range": rng, "command": {"title": t, **command}} for t in titles]
         return ",".join(json.dumps(lens, separators=(",", ":")) for lens in lenses)
 
@@ -105,6 +109,9 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return []
+        if analysis.context is not None and not analysis.compared:
+            project = session.project
+            await session.run(lambda: project.compare(analysis))
         pos = session.positions(uri, analysis.text)
         path = str(analysis.path)
         encoder = encoders.get(uri)
@@ -121,6 +128,19 @@ def register(server: LanguageServer, state: State) -> None:
         qid = str(args.get("qid", ""))
         analysis = await session.analysis_if_ours(uri)
         text = explanation(analysis, qid) if analysis is not None else ""
+        if text:
+            client.inform(text)
+        return text
+
+    @server.command(COMPARE_COMMAND)
+    async def compare(ls: LanguageServer, args: dict[str, Any]) -> str:
+        """The whole comparison of a golden set's runs (or of one run file), as a message."""
+        uri = uri_of(Path(str(args.get("path", ""))))
+        analysis = await session.analysis_if_ours(uri)
+        if analysis is None:
+            return ""
+        project = session.project
+        text = await session.run(lambda: comparison_report(project, analysis))
         if text:
             client.inform(text)
         return text

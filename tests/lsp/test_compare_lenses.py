@@ -1,0 +1,177 @@
+"""Comparisons in the editor, over stdio: the golden set's first-line lens per run, its hover and
+command, the per-question marks, a run file's comparison lens and QR115; the numbers are the
+ones `qrels-lsp compare` prints (whose statistics tests/test_compare_cli.py checks against
+scipy and statsmodels), so the editor and CI say the same."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .conftest import Workspace, diagnostics, open_doc, range_of
+from .oracle import golden_qrels, per_query, run_scores
+
+GOLDEN = "support.qrels.yaml"
+CLI = [sys.executable, "-m", "qrels_lsp.cli"]
+TITLE = re.compile(
+    r"^(?P<run>.+) vs (?P<base>.+) · (?P<metric>\S+) (?P<delta>[+-]\d\.\d\d) "
+    r"\[(?P<lo>[+-]\d\.\d\d), (?P<hi>[+-]\d\.\d\d)\] · p (?P<p>[<\d. ]+) · "
+    r"(?P<w>\d+)W (?P<l>\d+)L (?P<t>\d+)T( · [▲▼] significant)?$"
+)
+
+
+def cli_compare(ws: Workspace, tmp_path: Path) -> dict:
+    """What `qrels-lsp compare` says of the same files, with the editor's settings."""
+    config = tmp_path / "outside.toml"
+    config.write_text("bm25_baseline = false\n", encoding="utf-8")
+    out = subprocess.run(
+        [*CLI, "compare", str(ws.root / GOLDEN), "--config", str(config), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout)
+
+
+async def lenses(client: LanguageClient, uri: str) -> list[types.CodeLens]:
+    return list(
+        await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+    )
+
+
+@pytest.mark.asyncio
+async def test_first_line_lenses_say_what_compare_says(
+    client: LanguageClient, ws: Workspace, tmp_path: Path
+) -> None:
+    uri = await open_doc(client, ws, GOLDEN)
+    header = [lens for lens in await lenses(client, uri) if lens.range.start.line == 0]
+    compared = [m for lens in header if lens.command and (m := TITLE.match(lens.command.title))]
+    doc = cli_compare(ws, tmp_path)
+    _qrels, _unanswerable, k = golden_qrels(ws.root / GOLDEN)
+    assert doc["base"] == "bm25"  # no baseline here: the first run
+    assert [m["run"] for m in compared] == ["dense", "hybrid"]
+    for m in compared:
+        c = next(
+            c for c in doc["comparisons"] if c["run"] == m["run"] and c["metric"] == f"recall@{k}"
+        )
+        assert m["base"] == "bm25" and m["metric"] == f"recall@{k}"
+        assert m["delta"] == f"{c['delta']:+.2f}"
+        assert (m["lo"], m["hi"]) == (f"{c['ci95'][0]:+.2f}", f"{c['ci95'][1]:+.2f}")
+        assert (int(m["w"]), int(m["l"]), int(m["t"])) == (c["wins"], c["losses"], c["ties"])
+    # Each first-line lens runs the command that shows the whole comparison.
+    assert all(lens.command and lens.command.command == "qrels-lsp.compareRuns" for lens in header)
+    shown = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="qrels-lsp.compareRuns", arguments=[{"path": str(ws.root / GOLDEN)}]
+        )
+    )
+    assert "**Compared with bm25**" in shown and "| metric | base | run | delta |" in shown
+    assert f"{(ws.root / GOLDEN).as_uri()}#L" in shown  # the flipped questions link to entries
+
+
+@pytest.mark.asyncio
+async def test_question_marks_follow_the_per_query_differences(
+    client: LanguageClient, ws: Workspace
+) -> None:
+    uri = await open_doc(client, ws, GOLDEN)
+    by_line: dict[int, list[str]] = {}
+    for lens in await lenses(client, uri):
+        assert lens.command is not None
+        by_line.setdefault(lens.range.start.line, []).append(lens.command.title)
+    text = ws.text(GOLDEN)
+    qrels, unanswerable, k = golden_qrels(ws.root / GOLDEN)
+    runs = {
+        name: run_scores(ws.root / "runs" / file)
+        for name, file in (("bm25", "bm25.run.yaml"), ("dense", "dense.run.yaml"))
+    }
+    values = {name: per_query(qrels, run, k) for name, run in runs.items()}
+    marks = 0
+    for qid in qrels:
+        if qid in unanswerable or qid not in runs["dense"]:
+            continue
+        line = range_of(text, f"\n  {qid}:", ws.encoding).start.line + 1
+        title = next(t for t in by_line[line] if t.startswith("dense: "))
+        base = values["bm25"].get(qid, {}).get(f"recall@{k}", 0.0)
+        mine = values["dense"][qid][f"recall@{k}"]
+        mark = "▲" if mine > base else "▼" if mine < base else ""
+        assert f"recall@{k} {mine:.2f}{mark} " in title + " ", (qid, title)
+        marks += bool(mark)
+        bm25 = next(t for t in by_line[line] if t.startswith("bm25: "))
+        assert "▲" not in bm25 and "▼" not in bm25  # the base is not marked against itself
+    assert marks >= 3
+
+
+@pytest.mark.asyncio
+async def test_hover_of_the_first_line_and_of_a_question(
+    client: LanguageClient, ws: Workspace
+) -> None:
+    uri = await open_doc(client, ws, GOLDEN)
+    await diagnostics(client, uri, version=1)
+    top = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=0, character=0),
+        )
+    )
+    assert top is not None and isinstance(top.contents, types.MarkupContent)
+    assert "**Compared with bm25**" in top.contents.value
+    assert "questions needed" in top.contents.value
+    text = ws.text(GOLDEN)
+    at = range_of(text, "cant-login-app:", ws.encoding).start
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=at)
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "| vs bm25 (base) |" in hover.contents.value
+    assert re.search(r"\n\| dense \| [▲▼=] [+-]\d\.\d{4} \|", hover.contents.value)
+
+
+@pytest.mark.asyncio
+async def test_a_run_file_compares_itself_with_the_base(
+    client: LanguageClient, ws: Workspace, tmp_path: Path
+) -> None:
+    uri = await open_doc(client, ws, "runs/dense.run.yaml")
+    await diagnostics(client, uri, version=1)
+    titles = [
+        lens.command.title
+        for lens in await lenses(client, uri)
+        if lens.command and lens.range.start.line == 0
+    ]
+    m = next(m for t in titles if (m := TITLE.match(t)))
+    c = next(
+        c
+        for c in cli_compare(ws, tmp_path)["comparisons"]
+        if c["run"] == "dense" and c["metric"] == m["metric"]
+    )
+    assert m["base"] == "bm25" and m["delta"] == f"{c['delta']:+.2f}"
+
+
+@pytest.mark.asyncio
+async def test_compare_to_naming_no_run_is_qr115_and_a_name_picks_the_base(
+    client: LanguageClient, ws: Workspace
+) -> None:
+    text = ws.text(GOLDEN).replace("queries:", "compare_to: densee\nqueries:", 1)
+    uri = await open_doc(client, ws, GOLDEN, text)
+    found = [d for d in await diagnostics(client, uri, version=1) if d.code == "QR115"]
+    assert len(found) == 1 and found[0].range == range_of(text, "densee", ws.encoding)
+    assert "`densee` names no run" in found[0].message and "`dense`" in found[0].message
+    fixed = text.replace("compare_to: densee", "compare_to: dense")
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)],
+        )
+    )
+    assert not [d for d in await diagnostics(client, uri, version=2) if d.code == "QR115"]
+    header = [lens.command.title for lens in await lenses(client, uri) if lens.command]
+    runs = [m["run"] for t in header if (m := TITLE.match(t))]
+    assert runs == ["bm25", "hybrid"]
