@@ -45,12 +45,64 @@ def score_json(server_bin: str, golden: Path, *runs: Path) -> dict[str, Any]:
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
 
+def compare_json(server_bin: str, golden: Path, *runs: Path) -> dict[str, Any]:
+    """`qrels-lsp compare --format json` with the BM25 baseline off, as the editors are set."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:  # outside the workspace: not a workspace config
+        config = Path(folder) / "qrels-lsp.toml"
+        config.write_text("bm25_baseline = false\n", encoding="utf-8")
+        proc = subprocess.run(
+            [server_bin, "compare", "--format", "json", "--config", str(config), str(golden)]
+            + [str(r) for r in runs],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+def p_text(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+
+
+def compare_title(c: dict[str, Any], base: str) -> str:
+    """A first-line comparison lens, from `compare --format json`'s entry for recall@k."""
+    lo, hi = c["ci95"]
+    title = (
+        f"{c['run']} vs {base} · {c['metric']} {c['delta']:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+        f" · p {p_text(c['p_adjusted'])} · {c['wins']}W {c['losses']}L {c['ties']}T"
+    )
+    if c["significant"]:
+        title += f" · {'▲' if c['delta'] > 0 else '▼'} significant"
+    return title
+
+
+def compare_titles(compared: dict[str, Any], k: int, run: str | None = None) -> list[str]:
+    metric = f"recall@{k}"
+    return [
+        compare_title(c, compared["base"])
+        for c in compared["comparisons"]
+        if c["metric"] == metric and run in (None, c["run"])
+    ]
+
+
 def two(x: float) -> str:
     return f"{x:.2f}"
 
 
-def values(v: dict[str, float], k: int) -> str:
-    return f"recall@{k} {two(v[f'recall@{k}'])} · MRR {two(v['mrr'])}"
+def values(v: dict[str, float], k: int, base: dict[str, float] | None = None) -> str:
+    """A question's lens numbers, each marked ▲/▼ where it is above/below the base run's."""
+
+    def mark(key: str) -> str:
+        if base is None or v[key] == base[key]:
+            return ""
+        return "▲" if v[key] > base[key] else "▼"
+
+    recall = f"recall@{k}"
+    return f"{recall} {two(v[recall])}{mark(recall)} · MRR {two(v['mrr'])}{mark('mrr')}"
 
 
 def summary(run: dict[str, Any]) -> str:
@@ -63,8 +115,11 @@ def summary(run: dict[str, Any]) -> str:
     return text
 
 
-def golden_lenses(text: str, scores: dict[str, Any]) -> dict[int, list[str]]:
-    """0-based line -> lens titles of a golden set, numbers from `score --format json`."""
+def golden_lenses(
+    text: str, scores: dict[str, Any], compared: dict[str, Any]
+) -> dict[int, list[str]]:
+    """0-based line -> lens titles of a golden set, numbers from `score --format json` and
+    `compare --format json` (the comparison lenses, and which run the marks compare with)."""
     data = yaml.safe_load(text)
     queries = data["queries"]
     unanswerable = [q for q, e in queries.items() if (e or {}).get("unanswerable") is True]
@@ -72,7 +127,11 @@ def golden_lenses(text: str, scores: dict[str, Any]) -> dict[int, list[str]]:
     head = f"{len(queries)} questions" + (
         f" · {len(unanswerable)} unanswerable" if unanswerable else ""
     )
-    out: dict[int, list[str]] = {0: [head] + [f"{r['name']}: {summary(r)}" for r in runs]}
+    k = runs[0]["k"]
+    out: dict[int, list[str]] = {
+        0: [head] + [f"{r['name']}: {summary(r)}" for r in runs] + compare_titles(compared, k)
+    }
+    base = next(r for r in runs if r["name"] == compared["base"])
     lines = key_lines(text)
     for qid in queries:
         if qid in unanswerable:
@@ -83,17 +142,24 @@ def golden_lenses(text: str, scores: dict[str, Any]) -> dict[int, list[str]]:
             if qid in r["missing"]:
                 titles.append(f"{r['name']}: not in the run · scores 0")
             else:
-                titles.append(f"{r['name']}: {values(r['queries'][qid], r['k'])}")
+                against = base["queries"].get(qid) if r is not base else None
+                titles.append(f"{r['name']}: {values(r['queries'][qid], r['k'], against)}")
         out[lines[qid]] = titles
     return out
 
 
 def run_lenses(
-    text: str, golden_name: str, run: dict[str, Any], golden: dict[str, Any]
+    text: str,
+    golden_name: str,
+    run: dict[str, Any],
+    golden: dict[str, Any],
+    compared: dict[str, Any],
 ) -> dict[int, list[str]]:
-    """0-based line -> lens titles of a run YAML file."""
+    """0-based line -> lens titles of a run YAML file (its comparison from `compare`'s JSON of
+    the golden set's runs)."""
     queries = golden["queries"]
-    out: dict[int, list[str]] = {0: [f"{run['name']} vs {golden_name} · {summary(run)}"]}
+    head = f"{run['name']} vs {golden_name} · {summary(run)}"
+    out: dict[int, list[str]] = {0: [head, *compare_titles(compared, run["k"], run["name"])]}
     results_at = next(i for i, line in enumerate(text.splitlines()) if line.startswith("results:"))
     for qid, line in key_lines(text).items():
         if line < results_at:

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from .conftest import ROOT, Hostile, executable, need, run, scratch_env
-from .expect import golden_lenses, planted, run_judgments, run_lenses, score_json
+from .expect import compare_json, golden_lenses, planted, run_judgments, run_lenses, score_json
 from .screens import CHROMIUM, ansi_to_html, html_to_png
 
 HERE = Path(__file__).resolve().parent
@@ -102,9 +102,13 @@ def test_golden_set_lenses_match_score_json(
     path = ws / "support.qrels.yaml"
     scores = score_json(server_bin, path)
     assert [r["name"] for r in scores["runs"]] == ["bm25", "dense", "hybrid"]
-    expected = golden_lenses(path.read_text(encoding="utf-8"), scores)
+    expected = golden_lenses(
+        path.read_text(encoding="utf-8"), scores, compare_json(server_bin, path)
+    )
     got = by_line(data["files"]["golden"]["lenses"], "title")
     assert got == expected
+    # the comparisons with the base run (the first, bm25: the baseline is off) are among them
+    assert [t.split(" · ")[0] for t in got[0] if " vs " in t] == ["dense vs bm25", "hybrid vs bm25"]
     # one spot written out, so a reader sees what is compared
     add_satellite = next(
         i for i, t in enumerate(path.read_text().splitlines()) if t.startswith("  add-satellite:")
@@ -126,7 +130,9 @@ def test_run_diagnostics_and_lenses(
     scores = score_json(server_bin, golden_path, path)
     [dense] = scores["runs"]
     golden = yaml.safe_load(golden_path.read_text(encoding="utf-8"))
-    expected = run_lenses(text, golden_path.name, dense, golden)
+    expected = run_lenses(
+        text, golden_path.name, dense, golden, compare_json(server_bin, golden_path)
+    )
     assert by_line(run_file["lenses"], "title") == expected
 
 
@@ -178,7 +184,11 @@ SETTINGS = {"bm25_baseline": False}  # as collect.lua's default: score's JSON ha
 def assert_golden_lenses(data: dict[str, Any], ws: Path, server_bin: str) -> None:
     """The real server answered: every lens title, with score's numbers."""
     path = ws / "support.qrels.yaml"
-    expected = golden_lenses(path.read_text(encoding="utf-8"), score_json(server_bin, path))
+    expected = golden_lenses(
+        path.read_text(encoding="utf-8"),
+        score_json(server_bin, path),
+        compare_json(server_bin, path),
+    )
     assert by_line(data["files"]["golden"]["lenses"], "title") == expected
 
 

@@ -5,6 +5,7 @@ scipy and statsmodels), so the editor and CI say the same."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
@@ -175,3 +176,23 @@ async def test_compare_to_naming_no_run_is_qr115_and_a_name_picks_the_base(
     header = [lens.command.title for lens in await lenses(client, uri) if lens.command]
     runs = [m["run"] for t in header if (m := TITLE.match(t))]
     assert runs == ["bm25", "hybrid"]
+
+
+@pytest.mark.asyncio
+async def test_lens_requests_in_flight_together_all_get_the_comparison(
+    client: LanguageClient, ws: Workspace
+) -> None:
+    """VS Code asks again while the first answer is being made (the first comparison of a
+    server imports scipy): every answer has the comparison, not only the first."""
+    uri = await open_doc(client, ws, GOLDEN)
+    await diagnostics(client, uri, version=1)  # analysed: later requests need no analysis
+    first = asyncio.ensure_future(lenses(client, uri))
+    asked = []
+    while not first.done():  # ask again and again while the first comparison is being made
+        asked.append(asyncio.ensure_future(lenses(client, uri)))
+        await asyncio.sleep(0.01)
+    assert len(asked) > 1
+    for answer in await asyncio.gather(first, *asked):
+        header = [t.command.title for t in answer if t.command and t.range.start.line == 0]
+        compared = [t.split(" · ")[0] for t in header if " vs " in t]
+        assert compared == ["dense vs bm25", "hybrid vs bm25"]

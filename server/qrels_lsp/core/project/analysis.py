@@ -671,16 +671,17 @@ class Project:
         if analysis.compared:
             return analysis.comparisons
         ctx = analysis.context
+        if ctx is not None:
+            runs = analysis.runs
+            if isinstance(analysis.model, Run):
+                runs = self.golden_runs(ctx, analysis.runs[0] if analysis.runs else None)
+                analysis.base = choose_base(ctx, runs).base
+            if analysis.base is not None:
+                comparer = self._comparers.setdefault(ctx.path, Comparer())
+                analysis.comparisons = compare_runs(ctx, runs, analysis.base, comparer=comparer)
+        # Said last: the editor reads it to skip this call, and must not skip it while it runs
+        # (a second lens request would be answered without the comparison).
         analysis.compared = True
-        if ctx is None:
-            return None
-        runs = analysis.runs
-        if isinstance(analysis.model, Run):
-            runs = self.golden_runs(ctx, analysis.runs[0] if analysis.runs else None)
-            analysis.base = choose_base(ctx, runs).base
-        if analysis.base is not None:
-            comparer = self._comparers.setdefault(ctx.path, Comparer())
-            analysis.comparisons = compare_runs(ctx, runs, analysis.base, comparer=comparer)
         return analysis.comparisons
 
     def golden_runs(self, ctx: QrelsContext, own: RunResult | None = None) -> list[RunResult]:
