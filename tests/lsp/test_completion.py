@@ -160,12 +160,28 @@ async def test_schema_keys_not_already_present(client: LanguageClient, ws: Works
         assert item.text_edit is not None and item.text_edit.new_text == f"{item.label}: "
     top_line = position_of(text, "corpus: corpus/\n\n", ws.encoding).line + 1
     result = await complete(client, uri, types.Position(top_line, 0))
-    assert [i.label for i in in_order(result.items)] == ["relevance_level", "description"]
+    assert [i.label for i in in_order(result.items)] == [
+        "relevance_level",
+        "compare_to",
+        "description",
+    ]
     assert {i.label: i.detail for i in result.items} == {
         "relevance_level": "golden set key",
+        "compare_to": "golden set key",
         "description": "golden set key",
     }
     assert set(GOLDEN_KEYS) >= {i.label for i in result.items}
+
+
+@pytest.mark.asyncio
+async def test_compare_to_offers_the_runs_by_name(client: LanguageClient, ws: Workspace) -> None:
+    text = ws.text(GOLDEN).replace("queries:", "compare_to: \nqueries:", 1)
+    uri = await open_doc(client, ws, GOLDEN, text)
+    at = position_of(text, "compare_to: ", ws.encoding, delta=len("compare_to: "))
+    result = await complete(client, uri, at)
+    assert [i.label for i in in_order(result.items)] == ["bm25", "dense", "hybrid"]
+    assert all(i.kind == types.CompletionItemKind.Reference for i in result.items)
+    assert result.items[1].text_edit is not None and result.items[1].text_edit.new_text == "dense"
 
 
 @pytest.mark.asyncio
