@@ -274,6 +274,8 @@ class Comparer:
     def __init__(self, keep: bool = True) -> None:
         self._keep = keep
         self._state: _State | None = None
+        self.corrected = 0  # comparisons answered by correcting the last one
+        self.recomputed = 0  # comparisons computed from scratch
 
     def compare(
         self,
@@ -294,11 +296,13 @@ class Comparer:
         key = (base_name, tuple(name for name, _ in runs), tuple(metrics), resamples)
         state = self._state
         if state is not None and self._update(state, key, base, runs):
+            self.corrected += 1
             return _assemble(
                 base_name, state.family, state.p_random, state.ci, state.deltas, alpha,
                 min_difference,
             )  # fmt: skip
         state = self._fresh(key, base, runs, metrics, resamples)
+        self.recomputed += 1
         self._state = state if self._keep and state.sums is not None else None
         return _assemble(
             base_name, state.family, state.p_random, state.ci, state.deltas, alpha, min_difference
