@@ -137,7 +137,7 @@ def test_resampled_sums_are_exact() -> None:
     kept = S.Resamples.empty(40, 130)
     sums, boots = S.resampled_sums(Q, 130, keep=kept)
     signs = kept.sign_columns(np.arange(40)).astype(int)  # (n, B)
-    counts = kept.counts.astype(int)
+    counts = kept.counts.T.astype(int)  # (n, B)
     rows = [[Fraction(int(q)) for q in row] for row in Q]
     for c, row in enumerate(rows):
         for b in (0, 1, 63, 64, 129):

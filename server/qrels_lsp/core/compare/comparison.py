@@ -263,8 +263,8 @@ class Comparer:
     """``compare`` with memory: a comparison that differs from the last one in a few queries'
     values is corrected, query by query, instead of recomputed.
 
-    Kept between calls (n queries, B resamples, C comparisons): the signs as bits (n x B / 8
-    bytes), the bootstrap counts (n x B bytes), the two sums (2 x C x B float64) and the values.
+    Kept between calls (n queries, B resamples, C comparisons): the signs as bits (B x n / 8
+    bytes), the bootstrap counts (B x n bytes), the two sums (2 x C x B float64) and the values.
     At n = B = 10,000 and C = 60: 12.5 + 100 + 9.6 MB, plus the values (5 MB) and the deltas.
     A change of the queries (their ids or order), of the runs, metrics, base or resamples, or of
     more than a quarter of the queries, recomputes from scratch; so does every comparison of
