@@ -54,5 +54,18 @@ def demoted() -> dict[str, list[str]]:
     return out
 
 
+def shuffled() -> dict[str, list[str]]:
+    """BM25 with the top 10 shuffled in a seeded fifth of the queries: differences both ways,
+    some significant, some not."""
+    rng = np.random.default_rng(3)
+    out = {}
+    for qid, ranking in bm25().items():
+        top = list(ranking[:10])
+        if rng.random() < 0.2:
+            rng.shuffle(top)
+        out[qid] = top + ranking[10:]
+    return out
+
+
 def values(per_query: PerQuery, metric: str, qids: list[str]) -> np.ndarray:
     return np.array([per_query.get(q, {}).get(metric, 0.0) for q in qids])

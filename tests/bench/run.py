@@ -33,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
+import bench_compare  # noqa: E402
 import bench_index  # noqa: E402
 import bench_lsp  # noqa: E402
 import bench_score  # noqa: E402
@@ -44,7 +45,7 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qrel
 DATA = Path(tempfile.gettempdir()) / "qrels-lsp-bench" / "data"
 YAML_LS_VERSION = "1.25.0"
 PY_PEERS = {"pytrec_eval": "pytrec-eval-terrier", "rank_bm25": "rank_bm25", "bm25s": "bm25s"}
-BENCHES = ("start", "lsp", "index", "score", "bm25", "memory")
+BENCHES = ("start", "lsp", "index", "score", "bm25", "memory", "compare")
 
 
 # -- setup ----------------------------------------------------------------------------------------
@@ -352,6 +353,44 @@ def memory_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def compare_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    family = f"{r['runs']} runs x {r['metrics']} metrics x {r['queries']:,} queries"
+    equal = r["corrections_equal_fresh"]
+    return [
+        row(
+            f"compare from scratch, {family} x {r['resamples']:,} resamples",
+            r["fresh_median_s"],
+            r["scipy_family_s"],
+            "scipy permutation_test + bootstrap + ttest_rel, one comparison at a time",
+            "s",
+            "< 0.05x",
+            r["fresh_median_s"] < 0.05 * r["scipy_family_s"],
+            f"scipy timed on {r['scipy_comparisons_timed']} comparison(s), x {r['runs'] * r['metrics']}; "
+            f"median of {len(r['fresh_s'])}; tracemalloc peak {r['fresh_peak_mb']:.0f} MB",
+        ),
+        row(
+            "compare after a one-query edit (Comparer) p95",
+            r["edit_p95_s"],
+            r["fresh_median_s"],
+            "compare from scratch, same family",
+            "s",
+            "<= 0.05x, equal answers",
+            equal and r["edit_p95_s"] <= 0.05 * r["fresh_median_s"],
+            f"N={len(r['edit_s'])} edits; p50 {r['edit_p50_s'] * 1000:.0f} ms; "
+            + ("answers == fresh" if equal else "ANSWERS DIFFER from fresh"),
+        ),
+        row(
+            "Comparer: memory kept between edits",
+            r["kept_mb"],
+            None,
+            "signs as bits, bootstrap counts as bytes, sums, values",
+            "MB",
+            "info",
+            None,
+        ),
+    ]
+
+
 # -- output ---------------------------------------------------------------------------------------
 
 
@@ -487,6 +526,11 @@ def main() -> int:
         step("index memory (ours, rank_bm25, bm25s)")
         report["memory"] = bench_index.index_memory(a.data / "corpus-100k" / "corpus.jsonl")
         rows += memory_rows(report["memory"])
+
+    if "compare" in benches:
+        step("compare: a family of comparisons, fresh and after edits (ours, scipy)")
+        report["compare"] = bench_compare.run(edits=a.edits)
+        rows += compare_rows(report["compare"])
 
     report["rows"] = rows
     report["load_average_end"] = os.getloadavg()

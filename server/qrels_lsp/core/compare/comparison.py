@@ -263,8 +263,8 @@ class Comparer:
     """``compare`` with memory: a comparison that differs from the last one in a few queries'
     values is corrected, query by query, instead of recomputed.
 
-    Kept between calls (n queries, B resamples, C comparisons): the signs as bits (n x B / 8
-    bytes), the bootstrap counts (n x B bytes), the two sums (2 x C x B float64) and the values.
+    Kept between calls (n queries, B resamples, C comparisons): the signs as bits (B x n / 8
+    bytes), the bootstrap counts (B x n bytes), the two sums (2 x C x B float64) and the values.
     At n = B = 10,000 and C = 60: 12.5 + 100 + 9.6 MB, plus the values (5 MB) and the deltas.
     A change of the queries (their ids or order), of the runs, metrics, base or resamples, or of
     more than a quarter of the queries, recomputes from scratch; so does every comparison of
@@ -274,6 +274,8 @@ class Comparer:
     def __init__(self, keep: bool = True) -> None:
         self._keep = keep
         self._state: _State | None = None
+        self.corrected = 0  # comparisons answered by correcting the last one
+        self.recomputed = 0  # comparisons computed from scratch
 
     def compare(
         self,
@@ -294,11 +296,13 @@ class Comparer:
         key = (base_name, tuple(name for name, _ in runs), tuple(metrics), resamples)
         state = self._state
         if state is not None and self._update(state, key, base, runs):
+            self.corrected += 1
             return _assemble(
                 base_name, state.family, state.p_random, state.ci, state.deltas, alpha,
                 min_difference,
             )  # fmt: skip
         state = self._fresh(key, base, runs, metrics, resamples)
+        self.recomputed += 1
         self._state = state if self._keep and state.sums is not None else None
         return _assemble(
             base_name, state.family, state.p_random, state.ci, state.deltas, alpha, min_difference

@@ -79,10 +79,10 @@ def _rng(seed: int, stream: int, n: int, block: int) -> np.random.Generator:
     return np.random.default_rng([seed, stream, n, block])
 
 
-def _sign_bits(seed: int, n: int, block: int, rows: int) -> npt.NDArray[np.uint8]:
-    """A block of random sign vectors as 0/1 bits (1 = flipped), shape (rows, n)."""
-    drawn = _rng(seed, _SIGNS, n, block).integers(0, 256, size=(rows, -(-n // 8)), dtype=np.uint8)
-    return np.unpackbits(drawn, axis=1, count=n)
+def _sign_bytes(seed: int, n: int, block: int, rows: int) -> npt.NDArray[np.uint8]:
+    """A block of random sign vectors, (rows, ceil(n/8)) bytes: bit j of a row (most significant
+    first, as ``np.unpackbits`` reads) is 1 where query j's delta is flipped."""
+    return _rng(seed, _SIGNS, n, block).integers(0, 256, size=(rows, -(-n // 8)), dtype=np.uint8)
 
 
 def _counts(seed: int, n: int, block: int, rows: int) -> npt.NDArray[np.int64]:
@@ -110,11 +110,11 @@ def _chunks(n: int, resamples: int) -> Iterator[list[tuple[int, int, int]]]:
 
 @dataclass(slots=True)
 class Resamples:
-    """The random sign vectors and bootstrap counts of a family, kept to update its sums.
+    """The random sign vectors and bootstrap counts of a family, kept to correct its sums.
 
-    ``signs`` holds each query's signs over the resamples as bits, (n, ceil(B/8)) bytes; ``counts``
-    each query's bootstrap counts, (n, B) as uint8 (uint16 should a count ever pass 255). At
-    n = B = 10,000 that is 12.5 MB and 100 MB.
+    Both as drawn, one row per resample: ``signs`` the sign bits, (B, ceil(n/8)) bytes;
+    ``counts`` how often each query was drawn, (B, n) as uint8 (uint16 should a count ever pass
+    255). At n = B = 10,000: 12.5 MB and 100 MB. A query's column is read with a stride, O(B).
     """
 
     signs: npt.NDArray[np.uint8]
@@ -123,27 +123,27 @@ class Resamples:
     @classmethod
     def empty(cls, n: int, resamples: int) -> Resamples:
         return cls(
-            np.zeros((n, -(-resamples // 8)), dtype=np.uint8),
-            np.zeros((n, resamples), dtype=np.uint8),
+            np.zeros((resamples, -(-n // 8)), dtype=np.uint8),
+            np.zeros((resamples, n), dtype=np.uint8),
         )
 
-    def keep(self, start: int, bits: npt.NDArray[np.uint8], counts: npt.NDArray[np.int64]) -> None:
-        rows = bits.shape[0]
-        packed = np.packbits(bits.T, axis=1)  # start is a multiple of 8 (_BLOCK is)
-        self.signs[:, start // 8 : start // 8 + packed.shape[1]] = packed
+    def keep(self, start: int, signs: npt.NDArray[np.uint8], counts: npt.NDArray[np.int64]) -> None:
+        rows = signs.shape[0]
+        self.signs[start : start + rows] = signs
         if counts.max(initial=0) > np.iinfo(self.counts.dtype).max:
             self.counts = self.counts.astype(np.uint16)
-        self.counts[:, start : start + rows] = counts.T
+        self.counts[start : start + rows] = counts
 
     def sign_columns(self, queries: npt.NDArray[np.intp]) -> Array:
         """The ±1 signs of these queries in every resample, (len(queries), B)."""
-        resamples = self.counts.shape[1]
-        bits = np.unpackbits(self.signs[queries], axis=1, count=resamples)
-        signs: Array = 1.0 - 2.0 * bits.astype(np.float64)
+        shift = (7 - (queries & 7)).astype(np.uint8)
+        bits = (self.signs[:, queries >> 3] >> shift) & 1  # (B, len(queries))
+        signs: Array = 1.0 - 2.0 * bits.T.astype(np.float64)
         return signs
 
     def count_columns(self, queries: npt.NDArray[np.intp]) -> Array:
-        return self.counts[queries].astype(np.float64)
+        counts: Array = self.counts[:, queries].T.astype(np.float64)
+        return counts
 
 
 def resampled_sums(
@@ -159,13 +159,14 @@ def resampled_sums(
     for group in _chunks(n, resamples):
         first = group[0][1]
         last = group[-1][1] + group[-1][2]
-        bits = np.concatenate([_sign_bits(seed, n, k, rows) for k, _, rows in group])
+        drawn = np.concatenate([_sign_bytes(seed, n, k, rows) for k, _, rows in group])
+        bits = np.unpackbits(drawn, axis=1, count=n)
         counts = np.concatenate([_counts(seed, n, k, rows) for k, _, rows in group])
         # sum(s * q) with s = 1 - 2 * bit is sum(q) - 2 * (bits @ q): exact, and no temporary
         S[:, first:last] = Q.sum(axis=1)[:, None] - 2.0 * (Q @ bits.T.astype(np.float64))
         T[:, first:last] = Q @ counts.T.astype(np.float64)
         if keep is not None:
-            keep.keep(first, bits, counts)
+            keep.keep(first, drawn, counts)
     return S, T
 
 
