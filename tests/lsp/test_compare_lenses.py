@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+from qrels_lsp.ide.compare import p_text
 
 from .conftest import Workspace, diagnostics, open_doc, range_of
 from .oracle import golden_qrels, per_query, run_scores
@@ -196,3 +197,40 @@ async def test_lens_requests_in_flight_together_all_get_the_comparison(
         header = [t.command.title for t in answer if t.command and t.range.start.line == 0]
         compared = [t.split(" · ")[0] for t in header if " vs " in t]
         assert compared == ["dense vs bm25", "hybrid vs bm25"]
+
+
+@pytest.mark.asyncio
+async def test_editing_a_judgment_updates_the_comparison(
+    client: LanguageClient, ws: Workspace, tmp_path: Path
+) -> None:
+    """Each edit re-compares (the Comparer corrects the edited question): after every one the
+    first line says what `compare` says of the file as it now is."""
+    text = ws.text(GOLDEN)
+    uri = await open_doc(client, ws, GOLDEN, text)
+    edits = [
+        ("      kb/two-factor-authentication.md: 1\n", ""),
+        ("relevant: [kb/local-admin-page.md]", "relevant: [kb/local-admin-page.md, kb/x.md]"),
+        ("      kb/factory-reset.md: 1\n", "      kb/factory-reset.md: 3\n"),
+    ]
+    for version, (old, new) in enumerate(edits, start=2):
+        assert old in text
+        text = text.replace(old, new, 1)
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+        await diagnostics(client, uri, version=version)
+        header = [t.command.title for t in await lenses(client, uri) if t.command]
+        shown = {m["run"]: m for t in header if (m := TITLE.match(t))}
+        (ws.root / GOLDEN).write_text(text, encoding="utf-8")
+        doc = cli_compare(ws, tmp_path)
+        for c in doc["comparisons"]:
+            if c["metric"] != "recall@5":
+                continue
+            m = shown[c["run"]]
+            assert m["delta"] == f"{c['delta']:+.2f}"
+            assert (m["lo"], m["hi"]) == (f"{c['ci95'][0]:+.2f}", f"{c['ci95'][1]:+.2f}")
+            assert m["p"] == p_text(c["p_adjusted"])
+            assert (int(m["w"]), int(m["l"]), int(m["t"])) == (c["wins"], c["losses"], c["ties"])
