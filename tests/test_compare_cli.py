@@ -224,3 +224,20 @@ def test_the_golden_sets_compare_to_and_the_baseline_on_the_demo(tmp_path: Path)
     assert table.returncode == 0 and "Compared with dense over" in table.stdout
     markdown = qrels_lsp("compare", golden, "--format", "markdown")
     assert markdown.returncode == 0 and "| metric | base | run | delta |" in markdown.stdout
+
+
+def test_compare_to_from_a_qrels_table_and_from_the_settings(
+    vaswani: dict[str, Path], tmp_path: Path
+) -> None:
+    folder = vaswani["qrels"].parent  # (paths in a [[qrels]] table: from the config's folder)
+    table = (
+        f'[[qrels]]\npath = "{vaswani["qrels"]}"\n'
+        f'runs = ["{folder}/bm25.trec", "{folder}/worse.trec"]\ncompare_to = "worse"\n'
+    )
+    config = write(tmp_path / "table.toml", table)
+    bound = compare(vaswani["qrels"], "--config", config)
+    assert bound["base"] == "worse"
+    assert {c["run"] for c in bound["comparisons"]} == {"bm25"}
+    setting = write(tmp_path / "setting.toml", 'compare_to = "worse"\n')
+    chosen = compare(vaswani["qrels"], vaswani["bm25"], vaswani["worse"], "--config", setting)
+    assert chosen["base"] == "worse"
