@@ -32,8 +32,9 @@ costs more than it saves."""
 _MAX_DIGITS = 15
 """Decimal scores of at most this many digits are parsed in numpy: an integer below 2**53 over
 a power of ten below 10**23 is exact, so one IEEE division rounds as ``float()`` does."""
-_MAX_QID = 64
-"""Query ids up to this long are compared as fixed-width rows (n x 64 bytes at most)."""
+_MAX_ID = 64
+"""Query and document ids up to this long are handled as fixed-width rows (n x 64 bytes at
+most); a run with a longer query id is left to the line reader."""
 
 
 def ranked_columns(text: str) -> dict[str, list[str]] | None:
@@ -47,12 +48,8 @@ def ranked_columns(text: str) -> dict[str, list[str]] | None:
         data += b"\n"
     import numpy as np
 
-    # Zeros after the text, so that any field can be read as a row of up to _PAD bytes.
-    arr = np.frombuffer(data + _ZEROS, dtype=np.uint8)
-    lines = data.count(b"\n")
-    if np.count_nonzero(arr[: len(data)] < 32) != lines:  # a control character: a tab, CR, NUL
-        return None
-    sep = _field_ends(arr, lines)
+    arr = np.frombuffer(data, dtype=np.uint8)
+    sep = _field_ends(arr)
     if sep is None:
         return None
     blocks = _query_blocks(arr, sep)
@@ -69,31 +66,40 @@ def ranked_columns(text: str) -> dict[str, list[str]] | None:
     return _ranked(qids, blocks[0], docs, scores)
 
 
-_PAD = 64
-_ZEROS = bytes(_PAD)
-
-
-def _rows(arr: Bytes, at: Ints, width: int) -> Bytes:
-    """The ``width`` bytes from each offset in ``at``, one row each (a copy)."""
-    from numpy.lib.stride_tricks import sliding_window_view
-
-    return sliding_window_view(arr, width)[at]
-
-
-def _field_ends(arr: Bytes, lines: int) -> Ints | None:
+def _field_ends(arr: Bytes) -> Ints | None:
     """Where each field ends (its space or line break), if every line holds exactly six
-    non-empty fields, one space apart."""
+    non-empty fields, one space apart, and no control character but its line break."""
     import numpy as np
 
     blank = (arr == 32) | (arr == 10)
     sep = np.flatnonzero(blank)
+    lines = len(sep) // 6
     if lines == 0 or len(sep) != 6 * lines:
         return None
-    if not (arr[sep[5::6]] == 10).all():  # (then the other ends, as many as the spaces, are)
+    if not (arr[sep[5::6]] == 10).all():  # each sixth end a line break: five spaces before it
+        return None
+    if np.count_nonzero(arr < 32) != lines:  # another control character: a tab, CR, NUL, ...
         return None
     if sep[0] == 0 or (blank[1:] & blank[:-1]).any():  # an empty field: two blanks
         return None
     return sep
+
+
+def _fields(arr: Bytes, start: Ints, length: Ints, width: int) -> Bytes:
+    """Each field as a row of ``width`` bytes, zeros after its end (the text holds no NUL)."""
+    import numpy as np
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    last = len(arr) - width  # rows starting later would run past the end
+    if last >= 0:
+        rows = sliding_window_view(arr, width)[np.minimum(start, last)]
+    else:
+        rows = np.zeros((len(start), width), dtype=np.uint8)
+    for i in np.flatnonzero(start > last).tolist():  # the last lines: up to the end
+        tail = arr[int(start[i]) : int(start[i]) + width]
+        rows[i, : len(tail)] = tail
+    rows *= np.arange(width) < length[:, None]
+    return rows
 
 
 def _query_blocks(arr: Bytes, sep: Ints) -> tuple[Ints, list[tuple[int, int]]] | None:
@@ -108,11 +114,9 @@ def _query_blocks(arr: Bytes, sep: Ints) -> tuple[Ints, list[tuple[int, int]]] |
     end = sep[0::6]
     length = end - start
     width = -(-int(length.max()) // 8) * 8
-    if width > _PAD:
+    if width > _MAX_ID:
         return None
-    rows = _rows(arr, start, width)
-    rows[np.arange(width) >= length[:, None]] = 0
-    words = rows.view(np.uint64)
+    words = _fields(arr, start, length, width).view(np.uint64)
     firsts = np.flatnonzero((words[1:] != words[:-1]).any(axis=1)) + 1
     firsts = np.concatenate(([0], firsts)).astype(np.int64)
     ranges = list(zip(start[firsts].tolist(), end[firsts].tolist(), strict=True))
@@ -125,9 +129,9 @@ def _column(arr: Bytes, start: Ints, stop: Ints) -> bytes:
 
     length = stop + 1 - start
     width = int(length.max())
-    if width <= _PAD:
-        rows = _rows(arr, start, width)
-        return bytes(rows[np.arange(width) < length[:, None]].tobytes())
+    if width <= _MAX_ID:
+        rows = _fields(arr, start, length, width)
+        return bytes(rows[rows != 0].tobytes())
     before = np.cumsum(length) - length
     index = np.arange(int(length.sum()), dtype=np.int64) + np.repeat(start - before, length)
     return bytes(arr[index].tobytes())
@@ -154,37 +158,39 @@ def _decimal_scores(arr: Bytes, start: Ints, stop: Ints) -> npt.NDArray[np.float
     """Scores written ``-?digits.digits`` (at most 15 digits) parsed in numpy, exactly as
     ``float()`` parses them; None when any is written otherwise (an exponent, inf, nan).
 
-    Column by column (a score is at most 17 characters), the digits accumulate into an integer
-    below 10**15, exact in a double, and one division by a power of ten rounds it as ``float()``
-    does (Clinger's fast path). Whole columns, not per-row reductions: the same work in a few
-    one-dimensional passes."""
+    The digits accumulate, a column of characters at a time, into an integer below 10**15,
+    exact in a double; one division by a power of ten then rounds it as ``float()`` does
+    (Clinger's fast path)."""
     import numpy as np
 
     length = stop - start
     width = int(length.max())
     if width > _MAX_DIGITS + 2:
         return None
-    columns = np.ascontiguousarray(_rows(arr, start, width).T)
-    n = len(start)
-    mantissa = np.zeros(n, dtype=np.float64)
-    digits = np.zeros(n, dtype=np.int64)
-    decimals = np.zeros(n, dtype=np.int64)
-    points = np.zeros(n, dtype=np.int64)
-    wrong = np.zeros(n, dtype=np.bool_)
-    for j in range(width):
-        c = columns[j]
-        inside = length > j
-        digit = ((c - 48) < 10) & inside
-        point = (c == 46) & inside
-        wrong |= inside & ~(digit | point | ((c == 45) if j == 0 else False))
-        mantissa = np.where(digit, mantissa * 10 + (c - 48), mantissa)
-        digits += digit
-        decimals += digit & (points > 0)
-        points += point
-    if wrong.any() or (points > 1).any() or (digits < 1).any() or (digits > _MAX_DIGITS).any():
+    chars = np.ascontiguousarray(_fields(arr, start, length, width).T)  # a row per column
+    digit = (chars - 48) < 10  # (a zero past the end wraps round: no digit)
+    point = chars == 46
+    other = (chars != 0) & ~digit & ~point
+    other[0] &= chars[0] != 45  # a minus sign first
+    if other.any():
         return None
+    digits = digit.sum(axis=0, dtype=np.uint8)
+    if (point.sum(axis=0, dtype=np.uint8) > 1).any() or not (
+        (digits >= 1) & (digits <= _MAX_DIGITS)
+    ).all():
+        return None
+    values = np.where(digit, chars - 48, 0).astype(np.uint8)
+    bases = np.where(digit, 10, 1).astype(np.uint8)
+    mantissa = np.zeros(len(start), dtype=np.float64)
+    decimals = np.zeros(len(start), dtype=np.uint8)
+    seen = np.zeros(len(start), dtype=np.bool_)  # the point, in this column or before
+    for j in range(width):
+        mantissa *= bases[j]
+        mantissa += values[j]
+        seen |= point[j]
+        decimals += digit[j] & seen
     scores = mantissa / (10.0 ** np.arange(_MAX_DIGITS + 1))[decimals]
-    return np.where(columns[0] == 45, -scores, scores)
+    return np.where(chars[0] == 45, -scores, scores)
 
 
 def _ranked(
