@@ -71,7 +71,8 @@ def _field_ends(arr: Bytes) -> Ints | None:
     non-empty fields, one space apart, and no control character but its line break."""
     import numpy as np
 
-    blank = (arr == 32) | (arr == 10)
+    blank = arr == 32
+    blank |= arr == 10
     sep = np.flatnonzero(blank)
     lines = len(sep) // 6
     if lines == 0 or len(sep) != 6 * lines:
@@ -179,8 +180,8 @@ def _decimal_scores(arr: Bytes, start: Ints, stop: Ints) -> npt.NDArray[np.float
         (digits >= 1) & (digits <= _MAX_DIGITS)
     ).all():
         return None
-    values = np.where(digit, chars - 48, 0).astype(np.uint8)
-    bases = np.where(digit, 10, 1).astype(np.uint8)
+    values = np.where(digit, chars - 48, np.uint8(0))  # (uint8 throughout: 9 bytes a score)
+    bases = np.where(digit, np.uint8(10), np.uint8(1))
     mantissa = np.zeros(len(start), dtype=np.float64)
     decimals = np.zeros(len(start), dtype=np.uint8)
     seen = np.zeros(len(start), dtype=np.bool_)  # the point, in this column or before
