@@ -21,7 +21,7 @@ from .render import corpus_problem, render_scores
 if TYPE_CHECKING:
     from ..core.formats.format import Role
     from ..core.model import QrelsFormat
-    from ..core.project.analysis import Project, QrelsContext, RunResult
+    from ..core.project.analysis import Project, QrelsContext, Reader, RunResult
     from ..core.project.config import Config
 
 
@@ -103,7 +103,23 @@ def project_for(args: argparse.Namespace) -> tuple[Project, Config]:
                 raise UsageError(str(exc)) from exc
         config = replace(config, metrics=names)
     boundary = boundary_for(args, config, workspace)
-    return Project(config, progress=progress_on(), boundary=boundary), config
+    return Project(config, _once(), progress=progress_on(), boundary=boundary), config
+
+
+def _once() -> Reader:
+    """The disk, each file read once: scoring a run, counting what it left out and naming it
+    (runid) see the same text, and a million-line run is not read and decoded three times."""
+    from ..core.base.files import read_text, resolve
+
+    texts: dict[Path, tuple[str | None, str | None]] = {}
+
+    def read(path: Path) -> tuple[str | None, str | None]:
+        key = resolve(path)
+        if key not in texts:
+            texts[key] = read_text(path)
+        return texts[key]
+
+    return read
 
 
 def golden_context(

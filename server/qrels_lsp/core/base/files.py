@@ -65,8 +65,12 @@ def read_regular(path: Path, limit: int) -> tuple[bytes | None, str | None]:
             return None, f"skipped: {describe_mode(st)}"
         chunks: list[bytes] = []
         remaining = limit
+        # The size stat gives first, then more if it grew: one chunk, which join returns as it
+        # is (8 MiB chunks had a 50 MB run copied once more).
+        want = st.st_size + 1
         while remaining > 0:
-            chunk = os.read(fd, min(remaining, 8 * MiB))
+            chunk = os.read(fd, min(remaining, want))
+            want = 8 * MiB
             if not chunk:
                 break
             chunks.append(chunk)

@@ -13,6 +13,7 @@ from ..base.text import Span
 from ..metrics import order_by_score, trec_eval_order
 from ..model import Ranking, Retrieved, Run
 from .format import Format
+from .trec_columns import VECTOR_BYTES, ranked_columns
 from .trec_lines import (
     BLANKS,
     RUN_COLUMNS,
@@ -232,7 +233,12 @@ def parse_trec_run(text: str) -> Run:
 
 
 def read_trec_run_ids(text: str) -> dict[str, list[str]]:
-    """qid -> doc ids in evaluation order, fast, agreeing with :func:`parse_trec_run`."""
+    """qid -> doc ids in evaluation order, fast, agreeing with :func:`parse_trec_run`: a big
+    plain run by columns (:mod:`.trec_columns`), else line by line."""
+    if len(text) >= VECTOR_BYTES:
+        ranked = ranked_columns(text)
+        if ranked is not None:
+            return ranked
     try:
         scores = _read_strict_run(text)
     except ValueError:

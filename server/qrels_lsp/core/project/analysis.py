@@ -515,7 +515,7 @@ class Project:
         and it is not parsed again with spans (a clean million-line run costs one count)."""
         if entries is not None:
             text, _ = self.read(path)
-            if text is not None and entries >= _data_lines(text):
+            if text is not None and _all_taken(text, entries):
                 return []
         _kind, _text, model, _error = self.load(path, role=role)  # read as scoring read it
         return dropping(model.findings) if model is not None else []
@@ -799,13 +799,17 @@ def _why(found: list[Finding]) -> str:
     return f" ({len(left):,} left out; the first: {left[0].message})"
 
 
-def _data_lines(text: str) -> int:
-    """Lines holding anything, counted in C: at most the file's lines (a line of blanks counts,
-    so a file with one only makes :meth:`Project.dropped` look closer, never miss a drop)."""
+def _all_taken(text: str, entries: int) -> bool:
+    """Whether ``entries`` is at least the text's lines holding anything, counted in C: at most
+    the file's lines (a line of blanks counts, so a file with one only makes
+    :meth:`Project.dropped` look closer, never miss a drop). Empty lines are counted only when
+    the lines alone are more than the entries (a clean million-line run: one count, not two)."""
     if not text:
-        return 0
+        return True
     lines = text.count("\n") + (not text.endswith("\n"))
-    return lines - text.count("\n\n") - text.startswith("\n")
+    if entries >= lines:
+        return True
+    return entries >= lines - text.count("\n\n") - text.startswith("\n")
 
 
 def _union(groups: Iterable[list[Path]]) -> list[Path]:
