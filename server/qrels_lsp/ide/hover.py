@@ -71,7 +71,8 @@ def hover_text(project: Project, analysis: Analysis, target: Target) -> str | No
         baseline = next((r.rankings.get(target.qid) for r in analysis.runs if r.baseline), None)
         known = ctx.corpus if isinstance(ctx.corpus, Corpus) else None
         notes = quality_notes(query.question, query.grades(), baseline, ctx.k, ctx.level, known)
-        project.compare(analysis)  # the base run (a run file learns it from the comparison)
+        if isinstance(analysis.model, Run):
+            project.compare(analysis)  # a run file learns its golden set's base from it
         base = analysis.base.name if analysis.base is not None else None
         return "\n\n".join([query_hover(ctx, query, rankings, base), *notes])
     assert target.doc_id is not None and target.qid is not None
