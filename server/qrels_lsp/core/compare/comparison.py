@@ -356,12 +356,14 @@ class Comparer:
         touched = np.flatnonzero(np.any(step != 0, axis=0))
         S, T = state.sums
         if touched.size:
-            step = step[:, touched].T  # (touched, changed)
+            # Every comparison, after a judgment edit (the base moved): no fancy-index copies.
+            rows = slice(None) if touched.size == S.shape[0] else touched
+            step = step[:, rows].T  # (touched, changed)
             # sum(s * q) corrected by each changed query's s * (q_new - q_old): exact integers.
-            S[touched] += step @ state.kept.sign_columns(changed)
-            T[touched] += step @ state.kept.count_columns(changed)
-            state.p_random[touched] = stats.sampled_p(S[touched], Q[touched], scale[touched])
-            state.ci[touched] = stats.interval(T[touched], family.n, scale[touched], LEVEL)
+            S[rows] += step @ state.kept.sign_columns(changed)
+            T[rows] += step @ state.kept.count_columns(changed)
+            state.p_random[rows] = stats.sampled_p(S[rows], Q[rows], scale[rows])
+            state.ci[rows] = stats.interval(T[rows], family.n, scale[rows], LEVEL)
         state.Q = Q
         _new_deltas(state, D, changed)
         return True
