@@ -137,13 +137,31 @@ def test_resampled_sums_are_exact() -> None:
     kept = S.Resamples.empty(40, 130)
     sums, boots = S.resampled_sums(Q, 130, keep=kept)
     signs = kept.sign_columns(np.arange(40)).astype(int)  # (n, B)
-    counts = kept.counts.T.astype(int)  # (n, B)
+    counts = kept.count_columns(np.arange(40)).astype(int)  # (n, B)
     rows = [[Fraction(int(q)) for q in row] for row in Q]
     for c, row in enumerate(rows):
         for b in (0, 1, 63, 64, 129):
             assert sums[c, b] == sum(s * q for s, q in zip(signs[:, b], row, strict=True))
             assert boots[c, b] == sum(k * q for k, q in zip(counts[:, b], row, strict=True))
     assert np.all(counts.sum(axis=0) == 40)  # each resample draws n queries
+
+
+@pytest.mark.parametrize("n", [1, 7, 40])
+def test_counts_kept_two_a_byte_read_back_as_drawn(n: int) -> None:
+    """The counts are kept two queries a byte while they fit, else whole: either way each
+    query's column reads back as the plain array drawn, odd n and a count past 15 included."""
+    rng = np.random.default_rng(3)
+    drawn = rng.integers(0, 16, size=(12, n))
+    kept = S.Resamples.empty(n, 24)
+    kept.keep(0, np.zeros((12, -(-n // 8)), dtype=np.uint8), drawn)
+    assert kept.packed and kept.counts.nbytes == 24 * -(-n // 2)
+    queries = np.arange(n)[::-1].copy()
+    assert np.array_equal(kept.count_columns(queries)[:, :12], drawn[:, queries].T)
+    more = rng.integers(0, 300, size=(12, n))
+    kept.keep(12, np.zeros((12, -(-n // 8)), dtype=np.uint8), more)
+    assert not kept.packed
+    both = np.concatenate([drawn, more])
+    assert np.array_equal(kept.count_columns(queries), both[:, queries].T)
 
 
 def test_the_stream_does_not_depend_on_memory(monkeypatch: pytest.MonkeyPatch) -> None:

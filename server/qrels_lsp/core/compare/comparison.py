@@ -264,8 +264,8 @@ class Comparer:
     values is corrected, query by query, instead of recomputed.
 
     Kept between calls (n queries, B resamples, C comparisons): the signs as bits (B x n / 8
-    bytes), the bootstrap counts (B x n bytes), the two sums (2 x C x B float64) and the values.
-    At n = B = 10,000 and C = 60: 12.5 + 100 + 9.6 MB, plus the values (5 MB) and the deltas.
+    bytes), the bootstrap counts (B x n / 2 bytes while they fit), the two sums (2 x C x B float64) and the values.
+    At n = B = 10,000 and C = 60: 12.5 + 50 + 9.6 MB, plus the values (5 MB) and the deltas.
     A change of the queries (their ids or order), of the runs, metrics, base or resamples, or of
     more than a quarter of the queries, recomputes from scratch; so does every comparison of
     20 queries or fewer (the exact test enumerates its sign vectors: nothing random to keep).

@@ -108,31 +108,56 @@ def _chunks(n: int, resamples: int) -> Iterator[list[tuple[int, int, int]]]:
         yield group
 
 
+NIBBLE = 15
+"""The largest count two queries can share a byte with: a query drawn 16 times in one resample of
+n >= 16 (a Poisson(1) tail of about 1e-14 per cell) switches the counts to a byte or more each."""
+
+
 @dataclass(slots=True)
 class Resamples:
     """The random sign vectors and bootstrap counts of a family, kept to correct its sums.
 
     Both as drawn, one row per resample: ``signs`` the sign bits, (B, ceil(n/8)) bytes;
-    ``counts`` how often each query was drawn, (B, n) as uint8 (uint16 should a count ever pass
-    255). At n = B = 10,000: 12.5 MB and 100 MB. A query's column is read with a stride, O(B).
+    ``counts`` how often each query was drawn, two queries a byte while every count fits in four
+    bits (``packed``: query 2j in the low half of byte j, 2j + 1 in the high half), else (B, n)
+    as uint8 or uint16. At n = B = 10,000: 12.5 MB and 50 MB. A query's column is read with a
+    stride, O(B).
     """
 
+    n: int
     signs: npt.NDArray[np.uint8]
     counts: npt.NDArray[np.unsignedinteger]
+    packed: bool = True
 
     @classmethod
     def empty(cls, n: int, resamples: int) -> Resamples:
         return cls(
+            n,
             np.zeros((resamples, -(-n // 8)), dtype=np.uint8),
-            np.zeros((resamples, n), dtype=np.uint8),
+            np.zeros((resamples, -(-n // 2)), dtype=np.uint8),
         )
 
     def keep(self, start: int, signs: npt.NDArray[np.uint8], counts: npt.NDArray[np.int64]) -> None:
         rows = signs.shape[0]
         self.signs[start : start + rows] = signs
-        if counts.max(initial=0) > np.iinfo(self.counts.dtype).max:
+        top = counts.max(initial=0)
+        if self.packed and top > NIBBLE:
+            self.counts, self.packed = self._unpacked(), False
+        if self.packed:
+            low, high = counts[:, 0::2], counts[:, 1::2]
+            packed = low.astype(np.uint8)
+            packed[:, : high.shape[1]] |= high.astype(np.uint8) << 4
+            self.counts[start : start + rows] = packed
+            return
+        if top > np.iinfo(self.counts.dtype).max:
             self.counts = self.counts.astype(np.uint16)
         self.counts[start : start + rows] = counts
+
+    def _unpacked(self) -> npt.NDArray[np.unsignedinteger]:
+        full = np.empty((self.counts.shape[0], self.n), dtype=np.uint8)
+        full[:, 0::2] = self.counts & NIBBLE
+        full[:, 1::2] = (self.counts >> 4)[:, : self.n // 2]
+        return full
 
     def sign_columns(self, queries: npt.NDArray[np.intp]) -> Array:
         """The ±1 signs of these queries in every resample, (len(queries), B)."""
@@ -142,7 +167,13 @@ class Resamples:
         return signs
 
     def count_columns(self, queries: npt.NDArray[np.intp]) -> Array:
-        counts: Array = self.counts[:, queries].T.astype(np.float64)
+        """How often these queries were drawn in every resample, (len(queries), B)."""
+        if not self.packed:
+            whole: Array = self.counts[:, queries].T.astype(np.float64)
+            return whole
+        shift = ((queries & 1) * 4).astype(np.uint8)
+        halves = (self.counts[:, queries >> 1] >> shift) & NIBBLE
+        counts: Array = halves.T.astype(np.float64)
         return counts
 
 
