@@ -33,9 +33,10 @@ def key_lines(text: str, indent: int = 2) -> dict[str, int]:
     return out
 
 
-def score_json(server_bin: str, golden: Path, *runs: Path) -> dict[str, Any]:
+def cli_json(server_bin: str, *args: str | Path) -> dict[str, Any]:
+    """What a `qrels-lsp` command prints with `--format json`, parsed (it must exit 0)."""
     proc = subprocess.run(
-        [server_bin, "score", "--format", "json", str(golden), *map(str, runs)],
+        [server_bin, *map(str, args), "--format", "json"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -45,6 +46,10 @@ def score_json(server_bin: str, golden: Path, *runs: Path) -> dict[str, Any]:
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
 
+def score_json(server_bin: str, golden: Path, *runs: Path) -> dict[str, Any]:
+    return cli_json(server_bin, "score", golden, *runs)
+
+
 def compare_json(server_bin: str, golden: Path, *runs: Path) -> dict[str, Any]:
     """`qrels-lsp compare --format json` with the BM25 baseline off, as the editors are set."""
     import tempfile
@@ -52,16 +57,7 @@ def compare_json(server_bin: str, golden: Path, *runs: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:  # outside the workspace: not a workspace config
         config = Path(folder) / "qrels-lsp.toml"
         config.write_text("bm25_baseline = false\n", encoding="utf-8")
-        proc = subprocess.run(
-            [server_bin, "compare", "--format", "json", "--config", str(config), str(golden)]
-            + [str(r) for r in runs],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+        return cli_json(server_bin, "compare", "--config", config, golden, *runs)
 
 
 def p_text(p: float) -> str:
