@@ -5,8 +5,10 @@ a few seconds or a gigabyte. These are not speed measurements (those live in tes
 bounds are an order of magnitude above what a fixed build needs, and a broken one (catastrophic
 regex backtracking, an expansion bomb, an unbounded walk) overshoots them by minutes or gigabytes.
 
-Peak memory is the child's own (``os.wait4``), not the maximum over every child the test process
-ever started, so one test's hungry child cannot fail another.
+Peak memory is the command's own: it is started by the small launcher of ``bench/spawn.py``, which
+reports the command's ``wait4`` usage. Started straight from the test process, a child's peak would
+start at the test process's own (the launcher's docstring says why): in CI a pytest worker at
+1.6 GB made every bounded command here "use" 1.6 GB.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from bench.spawn import launched, read_report
 
 SECONDS = 5.0
 GIGABYTE = 1 << 30
@@ -47,15 +51,20 @@ def run_bounded(
     """Run ``args`` to completion; fail the test when it runs past ``seconds`` (it is killed at
     three times that, so a hang fails fast) or its peak RSS passes ``peak_bytes``."""
     start = time.monotonic()
-    proc = subprocess.Popen(
-        [str(a) for a in args],
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        env=env,
-        start_new_session=True,
-    )
+    report_fd, write_fd = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            launched(args, write_fd),
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            pass_fds=(write_fd,),
+        )
+    finally:
+        os.close(write_fd)
     out: dict[str, bytes] = {}
 
     def drain(name: str, stream: object) -> None:
@@ -76,26 +85,23 @@ def run_bounded(
             pass
     killed = False
     deadline = start + 3 * seconds
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
+    while proc.poll() is None:
         if time.monotonic() > deadline:
-            os.killpg(proc.pid, signal.SIGKILL)
+            os.killpg(proc.pid, signal.SIGKILL)  # the launcher and the command: one session
             killed = True
-            pid, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
             break
         time.sleep(0.01)
     elapsed = time.monotonic() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    report = read_report(report_fd) or {"exit": proc.returncode, "peak_rss_mb": 0.0}
     for t in readers:
         t.join(timeout=5)
     result = Bounded(
-        proc.returncode,
+        int(report["exit"]),
         out.get("stdout", b"").decode("utf-8", "replace"),
         out.get("stderr", b"").decode("utf-8", "replace"),
         elapsed,
-        usage.ru_maxrss * 1024,  # kilobytes on Linux
+        int(report["peak_rss_mb"] * 2**20),
     )
     what = " ".join(str(a) for a in args)[:200]
     assert not killed, f"{what}: still running after {3 * seconds:.0f} s (killed)"
