@@ -10,7 +10,10 @@ statsmodels' multipletests (Holm) and TTestPower, and ranx's compare (slow: ranx
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -450,3 +453,22 @@ def test_unadjusted_ttest_decisions_agree_with_ranx() -> None:
                 assert c.p_ttest == pytest.approx(theirs["p_value"], rel=1e-6)
             decided.add(ours)
     assert decided == {True, False}  # both kinds of decision were checked
+
+
+def test_a_comparison_loads_neither_scipy_stats_nor_optimize() -> None:
+    """The server imports scipy on its first comparison: scipy.special carries the t and
+    noncentral t (stats.py), scipy.stats and scipy.optimize would add about 50 MB to it."""
+    code = (
+        "import sys\n"
+        "from compare_data import METRICS, bm25, demoted, scored\n"
+        "from qrels_lsp.core.compare import compare\n"
+        "base, run = scored(bm25()), scored(demoted())\n"
+        "family = compare('bm25', base.per_query, [('demoted', run.per_query)], METRICS)\n"
+        "assert all(c.p_ttest is not None and c.detectable_difference for c in family.items)\n"
+        "print(sorted(m for m in ('scipy.stats', 'scipy.optimize') if m in sys.modules))\n"
+    )
+    here = Path(__file__).parent
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=here, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
