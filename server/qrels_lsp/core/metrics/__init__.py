@@ -7,7 +7,7 @@ trec_eval ranks a run in, ``order.py``. The names below are the package's whole 
 
 from __future__ import annotations
 
-from .evaluate import Evaluation, ScoreCache, Since, evaluate
+from .evaluate import Evaluation, ScoreCache, Since, evaluate, evaluate_stream
 from .explain import NdcgExplanation, NdcgRow, ndcg_explain
 from .measure import Judged, Measure, format_value
 from .metric import (
@@ -34,6 +34,7 @@ __all__ = [
     "Since",
     "default_metrics",
     "evaluate",
+    "evaluate_stream",
     "format_value",
     "known_metrics",
     "measure_named",

@@ -14,18 +14,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..base.boundary import Boundary
-from ..base.files import read_text, resolve
+from ..base.files import TOO_LARGE, read_regular, read_text, resolve
 from ..base.findings import Finding, Severity, declare, dropping, finding
 from ..base.globs import expand, has_magic
-from ..base.text import Span
+from ..base.text import Span, decode
 from ..checks import CheckCache, CorpusState, check_golden, check_run
 from ..checks.suppress import apply_suppressions
 from ..compare import Comparer, Comparisons
-from ..formats import detect, get, parse_as
+from ..formats import detect, get, parse_as, run_yaml, trec_run
 from ..formats.beir_layout import beir_dataset
 from ..formats.corpus import Corpus, CorpusError, load_corpus
 from ..formats.format import Role
+from ..formats.run_yaml import qrels_named
 from ..formats.topics import Topics, parse_topics
+from ..formats.trec_stream import StreamStats, all_taken, stream_rankings
 from ..metrics import (
     Evaluation,
     Metric,
@@ -33,6 +35,7 @@ from ..metrics import (
     Since,
     default_metrics,
     evaluate,
+    evaluate_stream,
     parse_metric,
 )
 from ..model import FileKind, Qrels, Ref, Run
@@ -60,6 +63,7 @@ declare(
 
 # Corpora this small are indexed on the spot (tens of milliseconds); larger ones in the background.
 SMALL_CORPUS = 2000
+HEAD_BYTES = 1 << 16  # what content detection of a streamed run reads
 
 Reader = Callable[[Path], tuple[str | None, str | None]]
 NOT_A_RUN = "not a run file"
@@ -186,8 +190,13 @@ class Project:
         lens_metrics: bool = False,
         indexes: IndexCache | None = None,
         build_indexes: bool = False,
+        stream_over: int | None = None,
     ) -> None:
         self.config = config
+        # TREC runs larger than this are scored as they are read, this many bytes at a time (the
+        # command line; the editor holds every file it reads, up to the cap of base/files.py).
+        self.stream_over = stream_over
+        self._streams: dict[Path, StreamStats] = {}
         self.lens_metrics = lens_metrics  # always compute recall@k and mrr (the lenses' numbers)
         self.indexes = indexes if indexes is not None else IndexCache()
         self.build_indexes = (
@@ -432,14 +441,17 @@ class Project:
         for path in self._run_files:
             if path in self._names or path.suffix.lower() not in (".yaml", ".yml"):
                 continue
-            _kind, _text, model, _error = self.load(path)
-            self._names[path] = self._named_by(path, model) if isinstance(model, Run) else None
+            text, _ = self.read(path)
+            fmt = detect(path, text, self.config, "run") if text is not None else None
+            # Its `qrels:` only: a big run YAML is not parsed with spans to find it.
+            named = qrels_named(text) if text is not None and fmt is run_yaml.FORMAT else None
+            self._names[path] = self._named_by(path, named)
 
-    def _named_by(self, run_path: Path, run: Run) -> Path | None:
+    def _named_by(self, run_path: Path, qrels: Ref | None) -> Path | None:
         """The golden set a run's ``qrels:`` names, if it is a file inside the boundary."""
-        if run.qrels is None:
+        if qrels is None:
             return None
-        target = self.boundary.resolve(resolve(run_path).parent / run.qrels.value)
+        target = self.boundary.resolve(resolve(run_path).parent / qrels.value)
         return target if target is not None and target.is_file() else None
 
     def _golden_beside(self, run_path: Path) -> tuple[str, ...]:
@@ -473,9 +485,46 @@ class Project:
     # -- analysis -----------------------------------------------------------------------------
     def score_run(self, ctx: QrelsContext, path: Path, *, fast: bool = False) -> RunResult:
         """Score one run file. ``fast`` reads a TREC run without spans or findings (the CLI's
-        ``score`` on a million-line run needs the ranking, not the editor's model)."""
+        ``score`` on a million-line run needs the ranking, not the editor's model), and
+        streams one larger than ``stream_over`` bytes."""
+        if fast and self.stream_over is not None:
+            streamed = self._streamed_run(ctx, path)
+            if streamed is not None:
+                return streamed
         run, rankings, error = self._read_run(path, fast=fast)
         return self._scored(ctx, path, run, rankings, error)
+
+    def _streamed_run(self, ctx: QrelsContext, path: Path) -> RunResult | None:
+        """A TREC run larger than ``stream_over``, scored as it is read, a block of queries at
+        a time (:mod:`..formats.trec_stream`); None for any other file (read whole)."""
+        assert self.stream_over is not None
+        if not self.boundary.allows(path):
+            return None
+        try:
+            if os.stat(path).st_size <= self.stream_over:
+                return None
+        except (OSError, ValueError):
+            return None
+        head, _ = read_regular(path, HEAD_BYTES)
+        if head is None:
+            return None
+        text = decode(head, keep_bytes=True)[0]
+        text = text[: text.rfind("\n") + 1] or text  # whole lines, for content detection
+        if detect(path, text, self.config, "run") is not trec_run.FORMAT:
+            return None
+        stats = StreamStats()
+        evaluation = evaluate_stream(
+            ctx.grades,
+            stream_rankings(path, stats, chunk_bytes=self.stream_over),
+            ctx.metrics,
+            level=ctx.level,
+            unanswerable=ctx.unanswerable,
+        )
+        self._streams[resolve(path)] = stats
+        error = stats.error
+        if error is None and not stats.queries:
+            error = f"{_read_as(trec_run.FORMAT.name)}, it holds no ranking" + _why(stats.dropped)
+        return RunResult(resolve(path), run_name(path, None), None, evaluation, error)
 
     def _read_run(
         self, path: Path, *, fast: bool
@@ -496,6 +545,11 @@ class Project:
             error = f"{NOT_A_RUN} ({_read_as(kind)})"
         elif run is not None and not run.rankings and text is not None and text.strip():
             error = f"{_read_as(kind)}, it holds no ranking" + _why(run.findings)
+        elif error is not None and error.startswith(TOO_LARGE) and self.stream_over is None:
+            error += (
+                ", more than the editor holds of a file; `qrels-lsp score` and `compare` read a "
+                "TREC run of any size"
+            )
         return run, self._ranked_ids(path, run), error
 
     def runid(self, result: RunResult) -> str:
@@ -503,6 +557,9 @@ class Project:
         the name qrels-lsp gives it."""
         if result.baseline:
             return result.name
+        streamed = self._streams.get(result.path)
+        if streamed is not None:
+            return streamed.tag or result.name
         text, _ = self.read(result.path)
         fmt = detect(result.path, text, self.config, "run") if text is not None else None
         tag = fmt.run_tag(text) if text is not None and fmt is not None and fmt.run_tag else None
@@ -513,9 +570,15 @@ class Project:
         duplicate, an id of the wrong type). ``entries``: how many judgments or ranked ids a
         span-free reader took; when the file has no more lines than that, nothing was left out
         and it is not parsed again with spans (a clean million-line run costs one count)."""
+        streamed = self._streams.get(resolve(path))
+        if streamed is not None:
+            return streamed.dropped
         if entries is not None:
             text, _ = self.read(path)
-            if text is not None and _all_taken(text, entries):
+            if text is not None and all_taken(text, entries):
+                return []
+            fmt = detect(path, text, self.config, role) if text is not None else None
+            if text is not None and fmt is not None and fmt.clean is not None and fmt.clean(text):
                 return []
         _kind, _text, model, _error = self.load(path, role=role)  # read as scoring read it
         return dropping(model.findings) if model is not None else []
@@ -797,19 +860,6 @@ def _why(found: list[Finding]) -> str:
     if not left:
         return " (no line or entry of one)"
     return f" ({len(left):,} left out; the first: {left[0].message})"
-
-
-def _all_taken(text: str, entries: int) -> bool:
-    """Whether ``entries`` is at least the text's lines holding anything, counted in C: at most
-    the file's lines (a line of blanks counts, so a file with one only makes
-    :meth:`Project.dropped` look closer, never miss a drop). Empty lines are counted only when
-    the lines alone are more than the entries (a clean million-line run: one count, not two)."""
-    if not text:
-        return True
-    lines = text.count("\n") + (not text.endswith("\n"))
-    if entries >= lines:
-        return True
-    return entries >= lines - text.count("\n\n") - text.startswith("\n")
 
 
 def _union(groups: Iterable[list[Path]]) -> list[Path]:

@@ -10,6 +10,7 @@ Rankings are cached per question text: an edit to one question re-scores that qu
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..metrics import Since, trec_eval_order
@@ -95,14 +96,16 @@ class BaselineCache:
         return ranking
 
 
-def baseline_trec(qrels: Qrels, index: BM25Index, depth: int = DEFAULT_DEPTH) -> str:
-    """The baseline as a TREC run (real BM25 scores), for trec_eval, ranx or a dashboard."""
-    lines = []
+def baseline_trec(qrels: Qrels, index: BM25Index, depth: int = DEFAULT_DEPTH) -> Iterator[str]:
+    """The baseline as TREC run lines (real BM25 scores), for trec_eval, ranx or a dashboard:
+    one query's lines at a time, so that a deep run of many questions is written as it is
+    made, never held whole."""
     for qid, query in qrels.queries.items():
         question = (query.question or "").strip()
         if not question:
             continue
         scored = dict(index.top_ids(tokenize(question), depth))
-        for rank, doc in enumerate(trec_eval_order(scored.items()), start=1):
-            lines.append(f"{qid} Q0 {doc} {rank} {scored[doc]!r} {BASELINE_TAG}")
-    return "\n".join(lines) + ("\n" if lines else "")
+        yield "".join(
+            f"{qid} Q0 {doc} {rank} {scored[doc]!r} {BASELINE_TAG}\n"
+            for rank, doc in enumerate(trec_eval_order(scored.items()), start=1)
+        )
