@@ -7,17 +7,23 @@ and arbitrary text."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from qrels_lsp.core.base.boundary import Boundary
 from qrels_lsp.core.base.findings import dropping
 from qrels_lsp.core.formats import run_yaml_lines
 from qrels_lsp.core.formats.run_yaml import (
+    name_written,
     parse_run_yaml,
     parse_run_yaml_tree,
     qrels_named,
     read_run_yaml_ids,
 )
+from qrels_lsp.core.project.analysis import Project
+from qrels_lsp.core.project.config import Config
 
 SETTINGS = settings(
     max_examples=examples(400),
@@ -120,6 +126,7 @@ def agree(text: str) -> None:
     assert parse_run_yaml(text) == tree
     assert read_run_yaml_ids(text) == tree.ranked_ids()
     assert qrels_named(text) == tree.qrels
+    assert name_written(text) == tree.name
     if run_yaml_lines.clean(text):
         assert not dropping(tree.findings)
 
@@ -199,3 +206,18 @@ def test_repeats_are_read_with_spans_and_declined_without() -> None:
     assert not run_yaml_lines.clean(text)
     assert {f.code for f in parse_run_yaml(text).findings} == {"QR101", "QR203"}
     agree(text)
+
+
+def test_a_run_read_without_spans_keeps_the_name_it_gives_itself(tmp_path: Path) -> None:
+    """Scoring reads a run YAML by lines, without its model: its lens and report are still
+    headed by its `name:`, not its file name."""
+    (tmp_path / "g.qrels.yaml").write_text(
+        "runs: [r.run.yaml]\nqueries:\n  q1:\n    question: a?\n    relevant: [d1]\n"
+    )
+    (tmp_path / "r.run.yaml").write_text("name: dense v2\nresults:\n  q1: [d2, d1]\n")
+    project = Project(Config(root=tmp_path), boundary=Boundary.of([tmp_path]))
+    analysis = project.analyse(tmp_path / "g.qrels.yaml")
+    assert analysis is not None
+    assert [(r.name, r.run, r.evaluation.per_query["q1"]["mrr"]) for r in analysis.runs] == [
+        ("dense v2", None, 0.5)
+    ]

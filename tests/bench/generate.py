@@ -280,3 +280,32 @@ if __name__ == "__main__":
     print(golden_workspace(base / "golden") | {"edit_lines": "..."})
     print(trec_eval_pair(base / "trec"))
     print(corpus_jsonl(base / "corpus-100k"))
+
+
+def yaml_run_workspace(out: Path, source: Path) -> dict[str, Any]:
+    """The golden workspace of :func:`golden_workspace` (at ``source``) with its run written as
+    run YAML (the format the README shows first: ``q00000: [doc-010817, ...]``, 100 ids a line)
+    and the golden set's ``runs:`` naming it; the TREC run beside it, for ``score`` on the same
+    ranking in both formats. Returns the source's meta (the golden set's lines are the same)."""
+    meta = golden_workspace(source)
+    params = {"kind": "yaml-run", "of": json.loads((source / ".done").read_text())}
+    if _marker(out, params):
+        return meta
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    golden = (source / "golden.qrels.yaml").read_text(encoding="utf-8")
+    golden = golden.replace("runs: [runs/bm25.trec]", "runs: [runs/bm25.run.yaml]")
+    (out / "golden.qrels.yaml").write_text(golden, encoding="utf-8")
+    for name in ("corpus.jsonl", "runs/bm25.trec"):
+        target = out / name
+        target.unlink(missing_ok=True)
+        target.hardlink_to(source / name)
+    rankings: dict[str, list[str]] = {}
+    with (source / "runs" / "bm25.trec").open(encoding="utf-8") as f:
+        for line in f:
+            qid, _, doc, *_ = line.split()
+            rankings.setdefault(qid, []).append(doc)
+    lines = ["qrels: ../golden.qrels.yaml", "name: bm25-yaml", "results:"]
+    lines += [f"  {qid}: [{', '.join(docs)}]" for qid, docs in rankings.items()]
+    (out / "runs" / "bm25.run.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _mark(out, params)
+    return meta

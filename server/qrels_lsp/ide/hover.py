@@ -43,7 +43,9 @@ def _means(project: Project, analysis: Analysis) -> str | None:
     if ctx is None:
         return None
     if isinstance(analysis.model, Qrels):
-        return "  \n".join(header_titles(ctx, analysis.runs, project.compare(analysis)))
+        return "  \n".join(
+            header_titles(ctx, analysis.runs, project.compare(analysis), analysis.loading)
+        )
     return run_header_title(ctx, analysis.runs[0]) if analysis.runs else None
 
 

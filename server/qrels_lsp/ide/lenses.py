@@ -29,7 +29,9 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
         return []
     top = Span(0, 0)
     if isinstance(analysis.model, Qrels):
-        header = header_titles(ctx, analysis.runs, analysis.comparisons)
+        header = header_titles(
+            ctx, analysis.runs, analysis.comparisons, analysis.loading, comparing(analysis)
+        )
         out: list[LensGroup] = [(top, tuple(header), None)]
         queries = analysis.model.queries.values()
         for query, titles in query_lens_titles(ctx, queries, analysis.runs, analysis.base):
@@ -49,6 +51,15 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
             out.append((ranking.span, (title,), qid))
         return out
     return []
+
+
+def comparing(analysis: Analysis) -> str | None:
+    """The base's name while a golden set's comparison with it is still being made."""
+    base = analysis.base
+    if analysis.compared or base is None or not isinstance(analysis.model, Qrels):
+        return None
+    others = [r for r in analysis.runs if r is not base and not r.error]
+    return base.name if others else None
 
 
 def explanation(analysis: Analysis, qid: str) -> str:

@@ -154,11 +154,20 @@ def read_run_yaml_ids(text: str) -> dict[str, list[str]]:
 
 def qrels_named(text: str) -> Ref | None:
     """The ``qrels:`` a run YAML names, without its rankings' spans when the line reader reads it."""
-    layout = run_yaml_lines.scan(text, spans=False)
-    if layout is not None:
-        found = layout.top.get("qrels")
+    top = run_yaml_lines.top_values(text)
+    if top is not None:
+        found = top.get("qrels")
         return Ref(*found) if found is not None else None
     return parse_run_yaml_tree(text).qrels
+
+
+def name_written(text: str) -> str | None:
+    """The ``name:`` a run YAML gives itself (what its lenses and reports are headed by)."""
+    top = run_yaml_lines.top_values(text)
+    if top is not None:
+        found = top.get("name")
+        return found[0] if found is not None else None
+    return parse_run_yaml_tree(text).name
 
 
 # YAML 1.2 / JSON floats such as `1e-05` (what json.dumps and most YAML 1.2 emitters write for
@@ -233,4 +242,5 @@ FORMAT = Format(
     id_text=rewrite_scalar,
     read_rankings=read_run_yaml_ids,
     clean=run_yaml_lines.clean,
+    named=name_written,
 )

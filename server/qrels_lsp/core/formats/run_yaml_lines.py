@@ -253,33 +253,56 @@ def rankings(text: str) -> dict[str, list[str]] | None:
     """qid -> doc ids in evaluation order (list order; a mapping by score, as trec_eval ranks),
     as :func:`~.run_yaml.parse_run_yaml` ranks them; None when the file is not in a layout
     this module reads, or repeats a query or a document (the parser then says where)."""
-    layout = scan(text, spans=False)
+    layout = _layout(text)
     if layout is None:
-        return _remember(text, None)
+        return None
     out: dict[str, list[str]] = {}
     for e in layout.entries:
         if e.qid in out or len(set(e.docs)) != len(e.docs):
-            return _remember(text, None)
+            _remember(text, layout, clean=False)
+            return None
         if e.scores is None:
             out[e.qid] = e.docs
         else:
             out[e.qid] = trec_eval_order(zip(e.docs, e.scores, strict=True))
-    return _remember(text, out)
+    return out
 
 
-_last: tuple[str, bool] = ("", False)
-
-
-def _remember(text: str, found: dict[str, list[str]] | None) -> dict[str, list[str]] | None:
-    global _last
-    _last = (text, found is not None)
-    return found
+def top_values(text: str) -> dict[str, tuple[str, Span]] | None:
+    """The top-level values (``qrels``, ``name``, ``description``) of a file in a layout this
+    module reads, with their spans; None for any other file."""
+    layout = _layout(text)
+    return layout.top if layout is not None else None
 
 
 def clean(text: str) -> bool:
-    """Whether :func:`rankings` reads ``text`` (so nothing in it is left out of the scores);
-    the answer for the text it read last is kept, as scoring asks right after reading."""
+    """Whether :func:`rankings` reads ``text``, so that nothing in it is left out of the scores."""
+    _layout(text)
+    last = _last
+    return last[0] is text and last[2]
+
+
+# The span-free layout of the last text read, and whether it repeats nothing: scoring asks for
+# the rankings, the name and whether anything was left out right after one another.
+_last: tuple[str, Layout | None, bool] = ("", None, False)
+
+
+def _layout(text: str) -> Layout | None:
     last = _last  # (one read: another thread may be reading a run too)
     if last[0] is text:
         return last[1]
-    return rankings(text) is not None
+    layout = scan(text, spans=False)
+    _remember(text, layout, clean=layout is not None and _unrepeated(layout))
+    return layout
+
+
+def _unrepeated(layout: Layout) -> bool:
+    qids = {e.qid for e in layout.entries}
+    return len(qids) == len(layout.entries) and all(
+        len(set(e.docs)) == len(e.docs) for e in layout.entries
+    )
+
+
+def _remember(text: str, layout: Layout | None, *, clean: bool) -> None:
+    global _last
+    _last = (text, layout, clean)

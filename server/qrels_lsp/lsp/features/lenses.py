@@ -16,12 +16,14 @@ from pygls.lsp.server import LanguageServer
 from ...core.base.text import Span
 from ...core.model import Qrels
 from ...core.project.analysis import Analysis, QrelsContext
-from ...ide.lenses import comparison_report, explanation, lens_groups
+from ...ide.lenses import comparing, comparison_report, explanation, lens_groups
 from ...ide.present import header_titles, query_lens_titles
 from ..convert import Positions, RawJSON, uri_of
 from ..pieces import LINE, Last, PieceCache, Placed
 from ..state import State
 
+COMPARE_WAIT_S = 1.0
+"""How long a lens request waits for its comparison (after an edit: milliseconds)."""
 EXPLAIN_COMMAND = "qrels-lsp.explainQuery"
 COMPARE_COMMAND = "qrels-lsp.compareRuns"
 
@@ -67,7 +69,11 @@ class LensEncoder:
         its lenses (then the pieces are not the same ones)."""
         assert isinstance(analysis.model, Qrels)
         queries = analysis.model.queries
-        header = tuple(header_titles(ctx, analysis.runs, analysis.comparisons))
+        header = tuple(
+            header_titles(
+                ctx, analysis.runs, analysis.comparisons, analysis.loading, comparing(analysis)
+            )
+        )
         changes = {0: self._part(pos, Span(0, 0), header, None)}
         edited = [queries[qid] for qid in last.changed if qid in queries]  # others: run only
         for query, titles in query_lens_titles(ctx, edited, analysis.runs, analysis.base):
@@ -109,9 +115,8 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return []
-        if analysis.context is not None and not analysis.compared:
-            project = session.project
-            await session.run(lambda: project.compare(analysis))
+        # A comparison not made in time is shown as being made; the lenses are refreshed then.
+        await session.compared(analysis, COMPARE_WAIT_S)
         pos = session.positions(uri, analysis.text)
         path = str(analysis.path)
         encoder = encoders.get(uri)
@@ -139,6 +144,7 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return ""
+        await session.compared(analysis)
         project = session.project
         text = await session.run(lambda: comparison_report(project, analysis))
         if text:
