@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..base.boundary import Boundary
 from ..base.files import TOO_LARGE, read_regular, read_text, resolve
@@ -44,6 +45,9 @@ from ..search.indexes import IndexCache
 from .comparing import QR115, BaseChoice, choose_base, compare_runs
 from .config import Config, QrelsBinding
 from .incremental import EntryEdit, reparse
+
+if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
+    from ..search.bm25 import BM25Index
 
 declare(
     "QR111",
@@ -753,6 +757,14 @@ class Project:
         )
         evaluation = self._evaluate(ctx, rankings, None, since)
         return RunResult(ctx.path, BASELINE_NAME, None, evaluation, None, rankings, baseline=True)
+
+    def warm_baseline(
+        self, index: BM25Index, questions: list[str | None], pause: Callable[[], object]
+    ) -> None:
+        """Rank a golden set's questions against a new index ahead of the analysis that shows
+        the baseline. The one method another thread than the analysis thread may call: it
+        touches only the baseline cache, which has a lock."""
+        self._baselines.warm(index, questions, pause)
 
     def analyse(
         self, path: Path, *, with_runs: bool = True, defer: bool = False

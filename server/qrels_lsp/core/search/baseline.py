@@ -10,7 +10,7 @@ Rankings are cached per question text: an edit to one question re-scores that qu
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from ..metrics import Since, trec_eval_order
@@ -57,6 +57,33 @@ class BaselineCache:
                 self._rankings = {t: r for t, r in self._rankings.items() if t in used}
             self._last = (qrels, out)
             return out, since
+
+    def warm(
+        self,
+        index: BM25Index,
+        questions: Iterable[str | None],
+        pause: Callable[[], object] | None = None,
+        depth: int = DEFAULT_DEPTH,
+    ) -> None:
+        """Rank ``questions`` now, so that the next :meth:`rankings` finds them ranked: what
+        the editor does on its background thread right after building an index (ten thousand
+        questions take seconds, which no keystroke's analysis should wait for). The lock is
+        taken per question, never while one is ranked; ``pause`` is called between them."""
+        with self._lock:
+            if index is not self._index or depth != self._depth:
+                self._index, self._depth, self._rankings = index, depth, {}
+                self._last = None
+        for question in questions:
+            text = (question or "").strip()
+            if not text or text in self._rankings:
+                continue
+            if pause is not None:
+                pause()
+            ranking = trec_eval_order(index.top_ids(tokenize(text), depth))
+            with self._lock:
+                if index is not self._index or depth != self._depth:
+                    return  # another index came meanwhile
+                self._rankings[text] = ranking
 
     def _all(self, qrels: Qrels) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
