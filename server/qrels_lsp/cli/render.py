@@ -173,16 +173,23 @@ def _trec_eval_lines(r: RunResult, project: Project, summary: bool) -> str:
     from ..core.metrics import format_value, parse_metric, trec_eval_name, trec_eval_rank
 
     ev = r.evaluation
-    order = sorted(ev.mean, key=lambda n: trec_eval_rank(parse_metric(n)))
-    names = {n: trec_eval_name(parse_metric(n)) or n for n in order}
+    metrics = {n: parse_metric(n) for n in ev.mean}
+    order = sorted(ev.mean, key=lambda n: trec_eval_rank(metrics[n]))
+    names = {n: trec_eval_name(metrics[n]) or n for n in order}
+    # judged@k is printed as trec_eval prints it: unj_k, its complement
+    flip = {n for n in order if metrics[n].measure.complement and trec_eval_name(metrics[n])}
+
+    def value(n: str, x: float) -> str:
+        return format_value(1.0 - x if n in flip else x)
+
     lines: list[str] = []
     if not summary:
         for qid in sorted(ev.per_query, key=lambda q: q.encode("utf-8", "surrogateescape")):
             values = ev.per_query[qid]
-            lines += [f"{names[n]:<22}\t{log_text(qid)}\t{format_value(values[n])}" for n in order]
+            lines += [f"{names[n]:<22}\t{log_text(qid)}\t{value(n, values[n])}" for n in order]
     lines.append(f"{'runid':<22}\tall\t{log_text(project.runid(r))}")
     lines.append(f"{'num_q':<22}\tall\t{ev.n_queries}")
-    lines += [f"{names[n]:<22}\tall\t{format_value(ev.mean[n])}" for n in order]
+    lines += [f"{names[n]:<22}\tall\t{value(n, ev.mean[n])}" for n in order]
     return "\n".join(lines) + "\n"
 
 

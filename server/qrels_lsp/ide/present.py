@@ -173,7 +173,7 @@ def _metrics_at(k_values: Sequence[int]) -> list[Metric]:
     the order of the hover's table (a new measure appears there by being registered)."""
     out = [Metric(m.name) for m in MEASURES if m.cutoff != "required"]
     for m in MEASURES:
-        if m.cutoff == "required":
+        if m.cutoff == "required" or m.hover_cutoffs:
             out += [Metric(m.name, k) for k in k_values]
     return out
 
