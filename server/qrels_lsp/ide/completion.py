@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
 
 LIMIT = 100
 NOT_READY = "alphabetical: the BM25 index is still being built"
+BLIND = "alphabetical: judging blind, BM25 (a system compared) does not order them"
 ItemKind = Literal["document", "query", "key", "run"]
 # Keys whose value is a collection (`key:` then a block or a flow value) or a scalar (`key: `).
 _COLLECTION_KEYS = {"queries", "runs", "relevant", "results"}
@@ -67,6 +68,7 @@ class Request:
     corpus: Corpus | None = None
     index: BM25Index | None = None
     runs: tuple[str, ...] = ()  # the names of the golden set's runs (for `compare_to:`)
+    blind: bool = False  # judging blind: no BM25 order, which is one of the systems compared
 
 
 def complete(req: Request) -> Completions | None:
@@ -234,7 +236,7 @@ def _documents(
     ids = corpus.ids
     index = req.index
     tokens = tokenize(question) if question else []
-    if index is None or len(index.doc_ids) != len(ids):
+    if req.blind or index is None or len(index.doc_ids) != len(ids):
         ranked = sorted(i for i in ids if _matches(i, prefix))
         scores: dict[str, float] = {}
         provisional = index is None
@@ -258,6 +260,8 @@ def _documents(
                 detail = "already judged" + (f" (grade {grade})" if grade is not None else "")
             else:
                 detail = "already in this ranking"
+        elif req.blind:
+            detail = BLIND
         elif provisional:
             detail = NOT_READY
         else:
@@ -321,4 +325,5 @@ def request_for(analysis: Analysis, offset: int, indexes: IndexCache) -> Request
         corpus=corpus,
         index=indexes.get(corpus) if corpus is not None else None,
         runs=tuple(("bm25" if r.baseline else r.name) for r in analysis.runs if not r.error),
+        blind=ctx.blind_judging if ctx is not None else False,
     )
