@@ -6,10 +6,8 @@
 -- vim.lsp.codelens.run() (the user picks it among the first line's lenses), the cursor lands on
 -- the question to judge, and vim.lsp.buf.code_action() applies "grade 1", which writes the
 -- judgment and moves on to the next pair.
-local env = function(name, default)
-  local v = os.getenv(name)
-  return (v == nil or v == "") and default or v
-end
+local harness = dofile(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2)) .. "/harness.lua")
+local env = harness.env
 local plugin = assert(env("QRELS_PLUGIN"), "QRELS_PLUGIN")
 local golden = assert(env("QRELS_GOLDEN"), "QRELS_GOLDEN")
 local out_path = assert(env("QRELS_OUT"), "QRELS_OUT")
@@ -17,20 +15,8 @@ local bin = env("QRELS_LSP_BIN", "qrels-lsp")
 local timeout = tonumber(env("QRELS_TIMEOUT", "60000"))
 
 local result = { nvim = tostring(vim.version()), steps = {}, log = {} }
-local function log(s)
-  table.insert(result.log, s)
-  io.stdout:write(s .. "\n")
-end
-local function finish(code)
-  local f = assert(io.open(out_path, "w"))
-  f:write(vim.json.encode(result))
-  f:close()
-  for _, c in ipairs(vim.lsp.get_clients()) do
-    c:stop(true)
-  end
-  io.stdout:flush()
-  vim.cmd(code == 0 and "qall!" or (code .. "cquit!"))
-end
+local h = harness.new(result, out_path)
+local log, finish = h.log, h.finish
 vim.notify = function(msg)
   log("notify: " .. msg)
 end
