@@ -97,7 +97,37 @@ def _golden(req: Request, ctx: YamlContext) -> Completions | None:
         qid = path[1]
         judged = _judged(ctx.entries)
         return _documents(req, ctx, _question(req, qid), judged, "judged", {})
+    if len(path) == 3 and path[0] == "queries" and path[2] == "tags" and role != "value":
+        return _tags(req, ctx, path[1])
     return None
+
+
+CRITICAL = "critical"  # the tag `qrels-lsp gate --critical` looks for by default
+
+
+def _tags(req: Request, ctx: YamlContext, qid: str) -> Completions:
+    """The tags the golden set's other questions use (most used first), and `critical`."""
+    counts: dict[str, int] = {CRITICAL: 0}
+    for other, query in req.qrels.queries.items() if req.qrels else ():
+        for tag in query.tags if other != qid else ():
+            counts[tag] = counts.get(tag, 0) + 1
+    present = {e.text for e in ctx.entries}
+    ranked = sorted((t for t in counts if t not in present), key=lambda t: (-counts[t], t))
+    items = [
+        Candidate(
+            label=tag,
+            kind="key",
+            edit=TextEdit(ctx.token, _edit_text(ctx, tag)),
+            sort_text=f"{i:04d}",
+            filter_text=tag,
+            detail=f"tag of {counts[tag]} question{'s' * (counts[tag] != 1)}",
+            documentation="`qrels-lsp gate` fails when a question tagged `critical` gets worse."
+            if tag == CRITICAL
+            else None,
+        )
+        for i, tag in enumerate(ranked)
+    ]
+    return Completions(items)
 
 
 def _run(req: Request, ctx: YamlContext) -> Completions | None:
