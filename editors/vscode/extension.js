@@ -12,6 +12,9 @@ let starting = null;
 let output = null;
 let warned = false;
 let storage = null; // the extension's global storage folder: the server's working directory
+const REPORT_COMMAND = 'qrels-lsp.report'; // the server's: the golden set's HTML report
+let reportPanel = null; // the report's webview, beside its golden set
+let reportPath = null; // the golden set it shows
 
 function config() {
   return vscode.workspace.getConfiguration(SECTION);
@@ -74,6 +77,40 @@ async function reportMissing(resolved) {
   if (choice === settings) await vscode.commands.executeCommand('workbench.action.openSettings', 'qrels.server');
 }
 
+/** The golden set's report in a webview beside it (the server builds it: `inline` returns the
+ * page instead of opening a browser). The page is self-contained: no resource is loaded. */
+async function showReport(path) {
+  const c = client || (await start());
+  if (!c || !path) return null;
+  const result = await c.sendRequest('workspace/executeCommand', {
+    command: REPORT_COMMAND,
+    arguments: [{ path, inline: true }],
+  });
+  if (!result || typeof result.html !== 'string') return null;
+  const title = `Report: ${path.split(/[\\/]/).pop()}`;
+  if (!reportPanel) {
+    reportPanel = vscode.window.createWebviewPanel(
+      'qrelsReport',
+      title,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: true, localResourceRoots: [] }, // scripts: the table sorts; no files
+    );
+    reportPanel.onDidDispose(() => {
+      reportPanel = null;
+      reportPath = null;
+    });
+  }
+  reportPath = path;
+  reportPanel.title = title;
+  reportPanel.webview.html = result.html;
+  return { path };
+}
+
+function activeGoldenPath() {
+  const editor = vscode.window.activeTextEditor;
+  return editor && isOurs(editor.document) ? editor.document.uri.fsPath : reportPath;
+}
+
 async function start() {
   if (client || starting) return starting;
   const workspaceFolders = vscode.workspace.workspaceFolders || [];
@@ -111,6 +148,11 @@ async function start() {
     outputChannel: output,
     initializationOptions: { [SECTION]: settingsFor(config()) },
     middleware: {
+      // The report lens's command shows the report here, in a webview, not in a browser.
+      executeCommand: async (command, args, next) => {
+        if (command === REPORT_COMMAND) return showReport(args && args[0] && args[0].path);
+        return next(command, args);
+      },
       workspace: {
         // The server asks for section "qrels": answer with its own keys, unset ones left out.
         configuration: async (params, token, next) => {
@@ -166,6 +208,11 @@ async function activate(context) {
     output,
     vscode.commands.registerCommand('qrels.restartServer', restart),
     vscode.commands.registerCommand('qrels.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('qrels.showReport', () => showReport(activeGoldenPath())),
+    // The report follows its golden set and runs: made again on every save of one of them.
+    vscode.workspace.onDidSaveTextDocument((doc) => {
+      if (reportPanel && reportPath && isOurs(doc)) showReport(reportPath);
+    }),
     vscode.workspace.onDidOpenTextDocument((doc) => {
       if (isOurs(doc)) start();
     }),

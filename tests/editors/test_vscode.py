@@ -384,3 +384,36 @@ def test_python_path_is_not_shadowed_by_the_workspace(
     seen = "\n".join(report["lenses"])
     for title in expect["lenses"]:
         assert title in seen
+
+
+def test_report_in_a_webview(
+    tools: dict[str, str], server_bin: str, workspace: Path, artefacts: Path, tmp_path: Path
+) -> None:
+    """The first line's report lens shows the golden set's report in a webview beside it; its
+    means are `score --format json`'s."""
+    golden = workspace / "support.qrels.yaml"
+    scores = score_json(server_bin, golden)
+    shot = artefacts / "vscode-report.png"
+    expect = {
+        "golden": golden.name,
+        "lenses": ["report: curves, deltas, coverage"],
+        "report": "report: curves, deltas, coverage",
+    }
+    rc, out, report, logs = launch(
+        tools,
+        tmp_path / "cs",
+        workspace,
+        {"qrels.server.command": [server_bin, "serve"], "qrels.bm25_baseline": False},
+        expect,
+        {"SHOT": shot, "SHOT_TREC": tmp_path / "unused.png"},
+    )
+    assert rc == 0, f"{out}\n--- code-server / extension logs:\n{logs}"
+    assert "Retrieval report: support.qrels.yaml" in report["reportTitle"]
+    assert any("Report: support.qrels.yaml" in t for t in report["tabs"])  # beside the golden set
+    assert report["reportSeries"] == len(scores["runs"])
+    means = {row[0]: dict(row[1:]) for row in report["reportMeans"]}
+    for doc in scores["runs"]:
+        for metric, value in doc["mean"].items():
+            assert float(means[doc["name"]][metric]) == value, (doc["name"], metric)
+    docs = ROOT / "docs" / "screenshots"
+    shutil.copyfile(shot, docs / "vscode-report.png")
