@@ -345,6 +345,16 @@ class Project:
             self._golden_files = sorted({resolve(p) for p in found})
         return self._golden_files
 
+    def workspace_files(self) -> list[Path]:
+        """Every golden set and run of the workspace, by the configured globs and `[[qrels]]`
+        tables, in the boundary: what a check of the whole workspace looks at."""
+        self._scan_run_files()
+        found = {*self.golden_files(), *(self._run_files or [])}
+        for binding in self.config.qrels:
+            if self.boundary.allows(binding.path):
+                found.update(resolve(p) for p in self._bound_runs(binding))
+        return sorted(found)
+
     def context(self, path: Path, kind: FileKind, qrels: Qrels) -> QrelsContext:
         folder = resolve(path).parent
         binding = self.binding(path)
