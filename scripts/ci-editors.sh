@@ -91,6 +91,7 @@ export QRELS_CI_EDITORS_REQUIRED=1   # a missing tool fails the suite instead of
 # pip's cache for the VS Code extension's own server environment (made from a clean profile by
 # the zero-setup test): kept with the other installs, so a second run downloads nothing again
 export QRELS_CI_PIP_CACHE="$CACHE/pip"
+export QRELS_CI_UV_CACHE="$CACHE/uv"   # uv's, for the Neovim plugin's uvx route
 export QRELS_CI_ARTEFACTS="${QRELS_CI_ARTEFACTS:-$ROOT/tests/editors/artefacts}"
 mkdir -p "$QRELS_CI_ARTEFACTS"
 cd "$ROOT"

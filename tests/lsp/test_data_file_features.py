@@ -16,6 +16,7 @@ import pytest_lsp
 import yaml
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from yaml_oracle import comment_runs, golden_grades, judged_kind, region_folds, retrieved_kind
 
 from .conftest import SERVER, Workspace, open_doc, position_of, units
 
@@ -29,39 +30,6 @@ def doc(uri: str) -> types.TextDocumentIdentifier:
 
 
 # -- folding ---------------------------------------------------------------------------------
-
-
-def _last_line(node: yaml.Node) -> int:
-    """The line of a node's last character (a block collection's end mark is the next token)."""
-    if isinstance(node, yaml.MappingNode):
-        return _last_line(node.value[-1][1]) if node.value else node.start_mark.line
-    if isinstance(node, yaml.SequenceNode) and not node.flow_style:
-        return _last_line(node.value[-1]) if node.value else node.start_mark.line
-    end = node.end_mark
-    return end.line if end.column > 0 else end.line - 1
-
-
-def _composed(text: str) -> yaml.MappingNode:
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
-    assert isinstance(root, yaml.MappingNode)
-    return root
-
-
-def _top(root: yaml.MappingNode, key: str) -> tuple[yaml.Node, yaml.Node]:
-    return next((k, v) for k, v in root.value if k.value == key)
-
-
-def _comment_runs(text: str) -> set[tuple[int, int]]:
-    out, start = set(), None
-    lines = text.splitlines()
-    for i, line in enumerate([*lines, ""]):
-        if line.strip().startswith("#"):
-            start = i if start is None else start
-        else:
-            if start is not None and i - 1 > start:
-                out.add((start, i - 1))
-            start = None
-    return out
 
 
 async def folding(client: LanguageClient, uri: str) -> list[types.FoldingRange]:
@@ -82,19 +50,8 @@ async def test_golden_set_folds_each_entry_and_relevant_block(
     text = ws.text(GOLDEN)
     uri = await open_doc(client, ws, GOLDEN)
     got = await folding(client, uri)
-    root = _composed(text)
-    queries_key, queries = _top(root, "queries")
-    assert isinstance(queries, yaml.MappingNode)
-    expected = {(queries_key.start_mark.line, _last_line(queries))}
-    for key, entry in queries.value:
-        if _last_line(entry) > key.start_mark.line:
-            expected.add((key.start_mark.line, _last_line(entry)))
-        if isinstance(entry, yaml.MappingNode):
-            for k, v in entry.value:
-                if k.value == "relevant" and _last_line(v) > k.start_mark.line:
-                    expected.add((k.start_mark.line, _last_line(v)))
-    assert _regions(got) == expected
-    assert {(r.start_line, r.end_line) for r in got if r.kind == "comment"} == _comment_runs(text)
+    assert _regions(got) == region_folds(text, "queries")
+    assert {(r.start_line, r.end_line) for r in got if r.kind == "comment"} == comment_runs(text)
     # one spot, as a reader would check it: add-satellite's entry and its three-line list
     lines = text.splitlines()
     entry = next(i for i, t in enumerate(lines) if t.startswith("  add-satellite:"))
@@ -106,15 +63,7 @@ async def test_golden_set_folds_each_entry_and_relevant_block(
 async def test_runs_fold_each_ranking(client: LanguageClient, ws: Workspace) -> None:
     text = ws.text(DENSE)
     got = await folding(client, await open_doc(client, ws, DENSE))
-    results_key, results = _top(_composed(text), "results")
-    assert isinstance(results, yaml.MappingNode)
-    expected = {(results_key.start_mark.line, _last_line(results))}
-    expected |= {
-        (k.start_mark.line, _last_line(v))
-        for k, v in results.value
-        if _last_line(v) > k.start_mark.line
-    }
-    assert _regions(got) == expected
+    assert _regions(got) == region_folds(text, "results")
     # a TREC run: each query's lines (they follow one another in the demo's run)
     trec = ws.text(HYBRID)
     got = await folding(client, await open_doc(client, ws, HYBRID, language="trec-run"))
@@ -337,14 +286,6 @@ def corpus_ids(workspace_root: Path) -> set[str]:
     return {str(p.relative_to(corpus)) for p in corpus.rglob("*") if p.is_file()}
 
 
-def _golden_grades(text: str) -> dict[str, dict[str, Any]]:
-    out = {}
-    for qid, entry in yaml.safe_load(text)["queries"].items():
-        relevant = (entry or {}).get("relevant") or []
-        out[qid] = dict.fromkeys(relevant, 1) if isinstance(relevant, list) else relevant
-    return out
-
-
 @pytest.mark.asyncio
 async def test_golden_set_ids_are_coloured_by_judgment(
     client: LanguageClient, ws: Workspace, corpus_ids: set[str]
@@ -357,15 +298,13 @@ async def test_golden_set_ids_are_coloured_by_judgment(
         for _line, t, kind in decode(await semantic(client, uri), text, types_, ws.encoding)
     )
     expected: Counter[tuple[str, str]] = Counter()
-    for qid, grades in _golden_grades(text).items():
+    for qid, grades in golden_grades(text).items():
         entry = yaml.safe_load(text)["queries"][qid]
         listed = entry.get("relevant") if entry else None
         for doc_id in listed or []:
-            grade = grades[doc_id]
-            if not isinstance(grade, int):
-                continue  # QR103: a grade typed as text is no judgment
-            kind = "relevantDocument" if grade >= 1 else "irrelevantDocument"
-            expected[(doc_id, "unknownDocument" if doc_id not in corpus_ids else kind)] += 1
+            kind = judged_kind(grades[doc_id], doc_id in corpus_ids)
+            if kind is not None:  # (QR103: a grade typed as text is no judgment)
+                expected[(doc_id, kind)] += 1
     assert got == expected
     assert {"relevantDocument", "unknownDocument"} <= {k for _t, k in got}
 
@@ -374,7 +313,7 @@ async def test_golden_set_ids_are_coloured_by_judgment(
 async def test_run_ids_are_coloured_by_the_golden_set(
     client: LanguageClient, ws: Workspace, corpus_ids: set[str]
 ) -> None:
-    grades = _golden_grades(ws.text(GOLDEN))
+    grades = golden_grades(ws.text(GOLDEN))
     text = ws.text(DENSE)
     uri = await open_doc(client, ws, DENSE)
     types_ = legend(client)
@@ -385,17 +324,7 @@ async def test_run_ids_are_coloured_by_the_golden_set(
     for qid, ranking in yaml.safe_load(text)["results"].items():
         judged = grades.get(qid, {})
         for doc_id in ranking:
-            grade = judged.get(doc_id)
-            kind = (
-                "unknownDocument"
-                if doc_id not in corpus_ids
-                else "unjudgedDocument"
-                if grade is None or not isinstance(grade, int)
-                else "relevantDocument"
-                if grade >= 1
-                else "irrelevantDocument"
-            )
-            expected[(doc_id, kind)] += 1
+            expected[(doc_id, retrieved_kind(judged.get(doc_id), doc_id in corpus_ids))] += 1
     assert got == expected
     assert len({k for _t, k in got}) >= 2
 
