@@ -249,8 +249,8 @@ def test_the_installed_wheel_serves_lsp(installed: Path, dist: dict[str, Path]) 
 @pytest.mark.slow
 @pytest.mark.parametrize("tool", ["pipx", "uvx"])
 def test_pipx_run_and_uvx_run_the_wheel(tool: str, dist: dict[str, Path]) -> None:
-    """The README's `pipx run --spec WHEEL qrels-lsp demo` and `uvx --from WHEEL qrels-lsp demo`
-    (their own environments: pipx's home is a scratch folder here)."""
+    """The README's `pipx run --spec WHEEL qrels-lsp demo`, `uvx --from WHEEL qrels-lsp demo` and
+    `pipx install WHEEL` (their own environments: pipx's home is a scratch folder here)."""
     exe = shutil.which(tool, path=str(Path(sys.executable).parent)) or shutil.which(tool)
     assert exe is not None, f"{tool} is in the test extra"
     wheel = str(dist["wheel"])
@@ -268,3 +268,14 @@ def test_pipx_run_and_uvx_run_the_wheel(tool: str, dist: dict[str, Path]) -> Non
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert "36 questions, 3 unanswerable" in out.stdout
     assert "QR106" in out.stdout
+    if tool == "pipx":  # and the README's `pipx install WHEEL`: a qrels-lsp on pipx's PATH
+        done = subprocess.run(
+            [exe, "install", wheel], capture_output=True, text=True, timeout=900, check=False,
+            cwd=_outside(dist["base"]), env=env,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        version = subprocess.run(
+            [str(home / "bin" / "qrels-lsp"), "--version"],
+            capture_output=True, text=True, timeout=60, check=True, env=env,
+        )  # fmt: skip
+        assert version.stdout.strip() == f"qrels-lsp {__version__}"

@@ -304,6 +304,9 @@ class Session:
             except Exception:  # a bug must not fail the workspace's report: log it, skip the file
                 log.error("analysis of %s failed:\n%s", path, traceback.format_exc())
                 return None
+            finally:
+                if uri_of(path) not in self._buffers:  # not open: its spans are not needed again
+                    self.project.release(path)
 
         return await self.run(analyse)
 

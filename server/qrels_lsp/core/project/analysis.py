@@ -237,6 +237,14 @@ class Project:
         self._run_files = None  # a run may have been added or removed: glob again
         self._names.pop(path, None)
 
+    def release(self, path: Path) -> None:
+        """Drop a file's parsed model (the file itself is unchanged): a check of the whole
+        workspace must not keep every file's spans in memory once its findings are made."""
+        path = resolve(path)
+        self._parsed.pop(path, None)
+        self._edits.pop(path, None)
+        self._checks.pop(path, None)
+
     def parsed(self, path: Path, kind: FileKind, text: str) -> Qrels | Run:
         path = resolve(path)
         hit = self._parsed.get(path)
