@@ -60,6 +60,7 @@ class Query:
     unanswerable: bool = False
     unanswerable_span: Span | None = None
     relevant_span: Span | None = None  # `relevant:` and its value (golden sets): folded, selected
+    tags: tuple[str, ...] = ()  # labels such as `critical` (`gate --critical TAG`)
 
     def grades(self) -> dict[str, int]:
         """doc id -> grade; the first judgment of a document wins, as the checks report."""
@@ -89,6 +90,7 @@ class Query:
             self.unanswerable,
             self.unanswerable_span,
             self.relevant_span,
+            self.tags,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -120,6 +122,7 @@ class _ShiftedQuery(Query):
         self.qid = query.qid
         self.question = query.question  # (a topic's question may have been given to ``query``)
         self.unanswerable = query.unanswerable
+        self.tags = query.tags
         origin = query
         if isinstance(query, _ShiftedQuery):
             delta += query._delta

@@ -19,6 +19,7 @@ from .features import (
     folding,
     hover,
     inlay,
+    judging,
     lenses,
     links,
     navigation,
@@ -62,7 +63,7 @@ def create_server() -> QrelsServer:
     state = State(session, client, publisher)
     lifecycle.register(server, state)
     for feature in (
-        *(lenses, inlay, hover, completion, navigation, actions),
+        *(lenses, judging, inlay, hover, completion, navigation, actions),
         *(folding, selection, links, semantic_tokens, workspace_diagnostics),
     ):
         feature.register(server, state)
