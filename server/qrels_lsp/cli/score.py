@@ -141,10 +141,11 @@ def _once() -> Reader:
 
 
 def golden_context(
-    args: argparse.Namespace, project: Project, config: Config
+    args: argparse.Namespace, project: Project, config: Config, *, spans: bool = False
 ) -> tuple[QrelsContext, int | None]:
     """The golden set's context, with ``-k`` and ``-l`` applied, and how many judgments a
-    span-free reader took (None when it was read with spans)."""
+    span-free reader took (None when it was read with spans: ``spans``, or for the baseline,
+    which needs the questions)."""
     from dataclasses import replace
 
     from ..core.formats import detect
@@ -158,7 +159,7 @@ def golden_context(
         what = f"read as {fmt.display}" if fmt is not None else "of no format qrels-lsp reads"
         raise UsageError(f"{args.golden} is not a golden set or qrels file ({what})")
     grades = None
-    if fmt.read_grades is not None and not args.baseline:
+    if fmt.read_grades is not None and not args.baseline and not spans:
         # Scoring needs the judgments, not their spans: 100k qrels lines read in a tenth of the time.
         model: Qrels = Qrels(format=cast("QrelsFormat", fmt.name))  # role qrels: one of those
         grades = fmt.read_grades(text)
