@@ -30,7 +30,7 @@ from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
 from qrels_lsp.core.formats.trec_stream import StreamStats, stream_rankings
 from qrels_lsp.core.metrics import format_value
 from qrels_lsp.core.metrics.evaluate import evaluate, evaluate_stream
-from qrels_lsp.core.metrics.metric import Metric
+from qrels_lsp.core.metrics.metric import Metric, trec_eval_name
 
 TREC_EVAL = os.environ.get("QRELS_TREC_EVAL", "")
 CASES = int(os.environ.get("QRELS_TREC_EVAL_CASES", "300"))
@@ -46,8 +46,17 @@ METRICS = [
     Metric("map"),
     Metric("mrr"),
     Metric("hit_rate", 10),
+    # issue 16: coverage and the other trec_eval measures
+    Metric("judged", 5),
+    Metric("judged", 10),
+    Metric("bpref"),
+    Metric("rprec"),
+    Metric("ndcg"),
+    Metric("map", 5),
+    Metric("rbp"),
 ]
-TREC_NAMES = {m.measure.trec_eval.format(k=m.k): str(m) for m in METRICS}
+TREC_NAMES = {name: str(m) for m in METRICS if (name := trec_eval_name(m)) is not None}
+COMPLEMENT = {str(m) for m in METRICS if m.measure.complement}  # trec_eval prints 1 - ours
 
 QIDS = [b"q1", b"q2", b"10", b"\xe6\x96\x87", b"q\xff", b"q\xfe"]
 DOCS = [b"d%d" % i for i in range(1, 13)] + [b"D1", b"\xc3\xa9", b"d\xff", b"d\xfe", b"d#1"]
@@ -130,9 +139,9 @@ def trec_eval(qrels: Path, run: Path) -> dict[tuple[str, str], str] | None:
 
 
 def _te_measure(name: str) -> str:
-    """``P_5`` -> ``P.5`` (trec_eval's parameter syntax)."""
+    """``P_5`` -> ``P.5``, ``rbp_p=0.8`` -> ``rbp.p=0.8`` (trec_eval's parameter syntax)."""
     base, _, k = name.rpartition("_")
-    return f"{base}.{k}" if k.isdigit() else name
+    return f"{base}.{k}" if k.isdigit() or "=" in k else name
 
 
 def ours(qrels: Path, run: Path) -> dict[tuple[str, str], str]:
@@ -147,7 +156,7 @@ def ours(qrels: Path, run: Path) -> dict[tuple[str, str], str]:
     for chunk in (1, 7, 64):  # streamed as `score` streams a large run, in chunks of bytes
         assert evaluate_stream(grades, stream_rankings(run, StreamStats(), chunk), METRICS) == ev
     return {
-        (name, qid): format_value(v).strip()
+        (name, qid): format_value(1.0 - v if name in COMPLEMENT else v).strip()
         for qid, values in ev.per_query.items()
         for name, v in values.items()
     }

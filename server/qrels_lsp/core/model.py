@@ -59,6 +59,8 @@ class Query:
     question_span: Span | None = None
     unanswerable: bool = False
     unanswerable_span: Span | None = None
+    relevant_span: Span | None = None  # `relevant:` and its value (golden sets): folded, selected
+    tags: tuple[str, ...] = ()  # labels such as `critical` (`gate --critical TAG`)
 
     def grades(self) -> dict[str, int]:
         """doc id -> grade; the first judgment of a document wins, as the checks report."""
@@ -87,6 +89,8 @@ class Query:
             self.question_span,
             self.unanswerable,
             self.unanswerable_span,
+            self.relevant_span,
+            self.tags,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -118,16 +122,17 @@ class _ShiftedQuery(Query):
         self.qid = query.qid
         self.question = query.question  # (a topic's question may have been given to ``query``)
         self.unanswerable = query.unanswerable
+        self.tags = query.tags
         origin = query
         if isinstance(query, _ShiftedQuery):
             delta += query._delta
             origin = query._origin
         self._origin = origin
         self._delta = delta
-        self._spans: tuple[Span, Span, Span | None, Span | None] | None = None
+        self._spans: tuple[Span, Span, Span | None, Span | None, Span | None] | None = None
         self._judgments: list[Judgment] | None = None
 
-    def _moved_spans(self) -> tuple[Span, Span, Span | None, Span | None]:
+    def _moved_spans(self) -> tuple[Span, Span, Span | None, Span | None, Span | None]:
         spans = self._spans  # one read: another thread may be filling it in too
         if spans is None:
             o, d = self._origin, self._delta
@@ -136,6 +141,7 @@ class _ShiftedQuery(Query):
                 Span(o.block.start + d, o.block.end + d),
                 _moved(o.question_span, d),
                 _moved(o.unanswerable_span, d),
+                _moved(o.relevant_span, d),
             )
             self._spans = spans
         return spans
@@ -155,6 +161,10 @@ class _ShiftedQuery(Query):
     @property
     def unanswerable_span(self) -> Span | None:  # type: ignore[override]
         return self._moved_spans()[3]
+
+    @property
+    def relevant_span(self) -> Span | None:  # type: ignore[override]
+        return self._moved_spans()[4]
 
     @property
     def judgments(self) -> list[Judgment]:  # type: ignore[override]

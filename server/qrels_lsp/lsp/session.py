@@ -74,11 +74,14 @@ class Session:
         self.allowance: Any = None  # `allow_outside` as the editor started the server with it
         self.config = Config()
         self.generation = 0  # of the configuration: bumped by every (re)configuration
+        self.disk_changes = 0  # bumped whenever files changed on disk (watched, saved, closed)
         self.indexes = IndexCache()  # BM25 indexes outlive configuration changes
         self.project = self._new_project()
         self.snapshots: dict[str, Snapshot] = {}
         self.failures: dict[str, int] = {}
         self._positions: dict[str, Positions] = {}  # one line index per document text
+        # Per golden set: the (question, document) pair judge-next went to, being judged.
+        self.judging: dict[str, tuple[str, str]] = {}
         # The open documents as the analysis running now was given them (analysis thread only).
         self._buffers: dict[str, tuple[str, int | None]] = {}
         self._disk: dict[Path, tuple[tuple[int, int, int, int], tuple[str | None, str | None]]] = {}
@@ -313,6 +316,11 @@ class Session:
             return False
         return analysis.compared
 
+    async def reporting(self, fn: Callable[[], T]) -> T:
+        """Run report work (pure: an analysis's numbers in, text out) on the reports thread,
+        where it cannot delay a keystroke's analysis."""
+        return await asyncio.get_running_loop().run_in_executor(self._reports, fn)
+
     def _compared(self, key: int, future: asyncio.Future[Any]) -> None:
         entry = self._comparing.pop(key, None)
         if future.cancelled() or self.closed:
@@ -349,6 +357,23 @@ class Session:
             return Snapshot(version, generation, None, failed=True)
         self.failures.pop(uri, None)
         return Snapshot(version, generation, analysis)
+
+    async def analysis_on_disk(self, path: Path) -> Analysis | None:
+        """The findings of a file the editor has not opened, as `check` makes them (runs not
+        scored), on the analysis thread; kept nowhere (it is not a document's snapshot)."""
+
+        def analyse() -> Analysis | None:
+            try:
+                with self.heap.paused():
+                    return self.project.analyse(path, with_runs=False)
+            except Exception:  # a bug must not fail the workspace's report: log it, skip the file
+                log.error("analysis of %s failed:\n%s", path, traceback.format_exc())
+                return None
+            finally:
+                if uri_of(path) not in self._buffers:  # not open: its spans are not needed again
+                    self.project.release(path)
+
+        return await self.run(analyse)
 
     def _current(self, snapshot: Snapshot | None, uri: str) -> bool:
         return (
@@ -523,6 +548,7 @@ class Session:
     def files_changed(self, paths: list[Path]) -> None:
         """Files changed on disk (watched): drop what was derived from them, re-check open files."""
         config_touched = any(p.name in ("qrels-lsp.toml", "pyproject.toml") for p in paths)
+        self.disk_changes += 1
         ours = self._open_ours()  # asked now: what was ours stays so, and new settings may add
 
         def forget() -> None:

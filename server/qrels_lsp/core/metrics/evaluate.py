@@ -226,7 +226,9 @@ def evaluate(
         if derived is not None:
             return derived
     out = Evaluation()
-    empty = dict.fromkeys((str(m) for m in metrics), 0.0)
+    # What a query missing from the run scores: what an empty ranking scores, whatever its
+    # judgments: 0, but judged@k 1 (nothing retrieved is unjudged), as trec_eval -c prints it.
+    empty = query_scores({}, (), metrics, level)
     for qid, grades in qrels.items():
         if qid in unanswerable:  # nothing to find: neither scored nor missing
             out.unanswerable.append(qid)
@@ -270,7 +272,7 @@ def evaluate_stream(
             if grades is not None and qid not in unanswerable:
                 values[qid] = query_scores(grades, ranking, metrics, level)
     out = Evaluation()
-    empty = dict.fromkeys((str(m) for m in metrics), 0.0)
+    empty = query_scores({}, (), metrics, level)  # a missing query, as evaluate scores it
     for qid in qrels:
         if qid in unanswerable:
             out.unanswerable.append(qid)

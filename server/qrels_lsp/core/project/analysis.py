@@ -22,6 +22,7 @@ from ..base.text import Span, decode
 from ..checks import CheckCache, CorpusState, check_golden, check_run
 from ..checks.suppress import apply_suppressions
 from ..compare import Comparer, Comparisons
+from ..coverage.pool import Pool, PoolCache
 from ..formats import detect, get, parse_as, run_yaml, trec_run
 from ..formats.beir_layout import beir_dataset
 from ..formats.corpus import Corpus, CorpusError, load_corpus
@@ -45,6 +46,7 @@ from ..search.indexes import IndexCache
 from .comparing import QR115, BaseChoice, choose_base, compare_runs
 from .config import Config, QrelsBinding
 from .incremental import EntryEdit, reparse
+from .judging import pool_of
 
 if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
     from ..search.bm25 import BM25Index
@@ -163,6 +165,9 @@ class QrelsContext:
     compare_to: Ref | None = None  # the base run asked for (a golden set's key, the config's)
     alpha: float = 0.05
     min_difference: float = 0.05
+    min_judged: float = 0.9  # the judged@k below which the header warns
+    pool_depth: int = 10  # how deep the judging queue looks into each run
+    blind_judging: bool = False  # hide what the systems compared say, while judging
 
 
 @dataclass(slots=True)
@@ -182,6 +187,9 @@ class Analysis:
     # keystroke's diagnostics, only for what shows the comparison.
     comparisons: Comparisons | None = None
     compared: bool = False
+    # The judging queue of a golden set's runs, made on demand too (`Project.pool`).
+    pool: Pool | None = None
+    pooled: bool = False
     # Runs not read yet (their file names), and what is left to read: a deferred analysis
     # (``Project.analyse(defer=True)``) shows the golden set's own findings at once.
     loading: list[str] = field(default_factory=list)
@@ -270,6 +278,7 @@ class Project:
         self._checks: dict[Path, CheckCache] = {}
         self._scores: dict[tuple[Path, Path | None], ScoreCache] = {}
         self._comparers: dict[Path, Comparer] = {}  # per golden set: resampling kept per edit
+        self._pools: dict[Path, PoolCache] = {}  # per golden set: each question's unjudged pairs
         self._rankings: dict[Path, tuple[Run, dict[str, list[str]]]] = {}
         self._fast_runs: dict[Path, tuple[str, dict[str, list[str]], str | None]] = {}
         self._reader = read
@@ -308,6 +317,14 @@ class Project:
         self._golden_files = None
         self._run_files = None  # a run may have been added or removed: glob again
         self._names.pop(path, None)
+
+    def release(self, path: Path) -> None:
+        """Drop a file's parsed model (the file itself is unchanged): a check of the whole
+        workspace must not keep every file's spans in memory once its findings are made."""
+        path = resolve(path)
+        self._parsed.pop(path, None)
+        self._edits.pop(path, None)
+        self._checks.pop(path, None)
 
     def parsed(self, path: Path, kind: FileKind, text: str) -> Qrels | Run:
         path = resolve(path)
@@ -417,6 +434,16 @@ class Project:
             self._golden_files = sorted({resolve(p) for p in found})
         return self._golden_files
 
+    def workspace_files(self) -> list[Path]:
+        """Every golden set and run of the workspace, by the configured globs and `[[qrels]]`
+        tables, in the boundary: what a check of the whole workspace looks at."""
+        self._scan_run_files()
+        found = {*self.golden_files(), *(self._run_files or [])}
+        for binding in self.config.qrels:
+            if self.boundary.allows(binding.path):
+                found.update(resolve(p) for p in self._bound_runs(binding))
+        return sorted(found)
+
     def context(
         self, path: Path, kind: FileKind, qrels: Qrels, pending: Pending | None = None
     ) -> QrelsContext:
@@ -478,6 +505,9 @@ class Project:
             compare_to=_compare_to(qrels, binding, self.config),
             alpha=self.config.alpha,
             min_difference=self.config.min_difference,
+            min_judged=self.config.min_judged,
+            pool_depth=self.config.pool_depth,
+            blind_judging=self.config.blind_judging,
         )
 
     def _bound_runs(self, binding: QrelsBinding) -> list[Path]:
@@ -860,6 +890,19 @@ class Project:
         run file, the golden set's comparison, of which the editor shows this run's part (so
         that its p-values are adjusted over the same family as in the golden set)."""
         return self.compare_job(analysis)()
+
+    def pool(self, analysis: Analysis) -> Pool | None:
+        """A golden set's judging queue over its runs (kept on ``analysis``); None for a run
+        file, and for a golden set with no run to pool. The BM25 baseline is not pooled: it is
+        one of the systems compared, and `pool --baseline bm25` adds it on purpose."""
+        if analysis.pooled:
+            return analysis.pool
+        ctx = analysis.context
+        if ctx is not None and isinstance(analysis.model, Qrels):
+            cache = self._pools.setdefault(ctx.path, PoolCache())
+            analysis.pool = pool_of(ctx, analysis.runs, cache)
+        analysis.pooled = True  # said last, as in `compare`
+        return analysis.pool
 
     def compare_job(self, analysis: Analysis) -> Callable[[], Comparisons | None]:
         """:meth:`compare` in two parts: the runs and the base are gathered now (project

@@ -24,8 +24,8 @@ def register(server: LanguageServer, state: State) -> None:
         if target is None:
             return None
         await session.compared(analysis)  # (made on its own thread; the hover quotes it)
-        project = session.project
-        text = await session.run(lambda: hover_text(project, analysis, target))
+        project, judging = session.project, session.judging.get(uri)
+        text = await session.run(lambda: hover_text(project, analysis, target, judging))
         if not text:
             return None
         formats = client.supports("text_document.hover.content_format", None) or []
