@@ -296,7 +296,7 @@ class Session:
         key = id(analysis)
         if key not in self._comparing:
             project = self.project
-            job = await self.run(lambda: project.compare_job(analysis))
+            job = await self.run(lambda: project.compare_job(analysis, self.yield_to_keystrokes))
             if key not in self._comparing and not analysis.compared:
 
                 def made() -> Any:

@@ -904,12 +904,15 @@ class Project:
         analysis.pooled = True  # said last, as in `compare`
         return analysis.pool
 
-    def compare_job(self, analysis: Analysis) -> Callable[[], Comparisons | None]:
+    def compare_job(
+        self, analysis: Analysis, pause: Callable[[], object] | None = None
+    ) -> Callable[[], Comparisons | None]:
         """:meth:`compare` in two parts: the runs and the base are gathered now (project
         state); the function returned makes the comparison (seconds, the first time, at ten
         thousand questions) and touches nothing of the project but the golden set's
         ``Comparer``, so the editor runs it on a thread of its own, where it cannot delay a
-        keystroke's analysis (one comparison at a time: a ``Comparer`` is corrected in place)."""
+        keystroke's analysis (one comparison at a time: a ``Comparer`` is corrected in place);
+        ``pause`` is called between the chunks of a fresh resampling."""
         if analysis.compared:
             return lambda: analysis.comparisons
         ctx = analysis.context
@@ -923,7 +926,7 @@ class Project:
 
         def job() -> Comparisons | None:
             if ctx is not None and base is not None:
-                analysis.comparisons = compare_runs(ctx, runs, base, comparer=comparer)
+                analysis.comparisons = compare_runs(ctx, runs, base, comparer=comparer, pause=pause)
             analysis.base = base
             # Said last: the editor reads it to skip this call, and must not skip it while it
             # runs (a second lens request would be answered without the comparison).
