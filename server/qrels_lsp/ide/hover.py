@@ -70,7 +70,8 @@ def hover_text(
         if target.kind == "summary":
             return means
         read_as = f"Read as {get(analysis.kind).display}."
-        compared = comparison_report(project, analysis)
+        blind = ctx is not None and ctx.blind_judging  # no system's numbers while judging
+        compared = "" if blind else comparison_report(project, analysis)
         parts = [read_as if means is None else f"{read_as}  \n{means}", compared]
         return "\n\n".join(p for p in parts if p)
     if target.kind == "query":
@@ -115,7 +116,7 @@ def hover_text(
         if query is not None:
             grade = query.grades().get(doc_id)
             text += "\n\n" + retrieval_note(target.qid, target.rank, grade, ctx.level)
-    elif target.kind == "judged":
+    elif target.kind == "judged" and not ctx.blind_judging:
         ranks = [
             (r.name, rank_in(r.rankings, target.qid, doc_id))
             for r in analysis.runs
