@@ -150,3 +150,16 @@ def test_small_query_sets_are_recomputed_and_equal() -> None:
         ours = comparer.compare("bm25", base, [("d", run)], METRICS, resamples=200)
         assert ours == compare("bm25", base, [("d", run)], METRICS, resamples=200)
     assert comparer.corrected == 0
+
+
+def test_a_comparison_that_pauses_between_chunks_is_the_same_comparison() -> None:
+    """The editor's reports thread passes a pause (it steps aside while a keystroke is
+    answered) into a fresh resampling: the numbers do not change, and it is called."""
+    base = scored(bm25()).per_query
+    runs = [("demoted", scored(demoted()).per_query), ("shuffled", scored(shuffled()).per_query)]
+    paused: list[None] = []
+    ours = Comparer().compare(
+        "bm25", base, runs, METRICS, resamples=5_000, pause=lambda: paused.append(None)
+    )
+    assert ours == compare("bm25", base, runs, METRICS, resamples=5_000)
+    assert paused

@@ -20,14 +20,16 @@ from __future__ import annotations
 import os
 import random
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from qrels_lsp.core.base.files import read_text
 from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels, read_trec_qrels_grades
 from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
+from qrels_lsp.core.formats.trec_stream import StreamStats, stream_rankings
 from qrels_lsp.core.metrics import format_value
-from qrels_lsp.core.metrics.evaluate import evaluate
+from qrels_lsp.core.metrics.evaluate import evaluate, evaluate_stream
 from qrels_lsp.core.metrics.metric import Metric, trec_eval_name
 
 TREC_EVAL = os.environ.get("QRELS_TREC_EVAL", "")
@@ -151,6 +153,8 @@ def ours(qrels: Path, run: Path) -> dict[tuple[str, str], str]:
     assert read_trec_qrels_grades(qtext) == grades
     assert read_trec_run_ids(rtext) == ranked
     ev = evaluate(grades, ranked, METRICS)
+    for chunk in (1, 7, 64):  # streamed as `score` streams a large run, in chunks of bytes
+        assert evaluate_stream(grades, stream_rankings(run, StreamStats(), chunk), METRICS) == ev
     return {
         (name, qid): format_value(1.0 - v if name in COMPLEMENT else v).strip()
         for qid, values in ev.per_query.items()
@@ -187,3 +191,42 @@ def test_trec_eval_10_gives_the_same_numbers(tmp_path: Path) -> None:
             assert mine.get(key) == value, (case, key, value, mine.get(key))
         compared += len(theirs)
     assert refused < CASES // 4 and compared > CASES * 5
+
+
+@pytest.mark.slow
+def test_a_run_past_the_editors_cap_is_scored_as_trec_eval_scores_it(tmp_path: Path) -> None:
+    """`score` streams a TREC run of any size (here 70 MB, past the 64 MiB the editor holds):
+    every per-query value is trec_eval's, and the means too."""
+    rng = random.Random(19)
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "big.trec"
+    judged = {q: rng.sample(range(50_000), 60) for q in range(2_000)}
+    qrels.write_text(
+        "".join(f"{q} 0 D{d} {rng.choice('0012')}\n" for q, docs in judged.items() for d in docs)
+    )
+    with run.open("w") as f:
+        for q, docs in judged.items():
+            pool = (
+                docs[:30] + [d for d in rng.sample(range(50_000), 1_200) if d not in docs][:1_070]
+            )
+            f.write(
+                "".join(f"{q} Q0 D{d} {r} {1e4 - r * 7.3:.4f} big\n" for r, d in enumerate(pool, 1))
+            )
+    assert run.stat().st_size > 64 * 2**20
+    measures = ["P.10", "recall.10", "ndcg_cut.10", "map", "recip_rank"]
+    args = [TREC_EVAL, "-q", "-c"] + [a for m in measures for a in ("-m", m)]
+    theirs = subprocess.run(
+        [*args, str(qrels), str(run)], capture_output=True, text=True, check=True
+    )
+    mine = subprocess.run(
+        [sys.executable, "-m", "qrels_lsp.cli", "score", str(qrels), str(run), "--format", "trec", "--metrics",
+         "precision@10,recall@10,ndcg@10,map,mrr"],
+        capture_output=True, text=True, check=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert mine.stderr == ""
+
+    def table(out: str) -> dict[tuple[str, str], str]:
+        rows = (line.split() for line in out.splitlines())
+        return {(r[0], r[1]): r[2] for r in rows if r[0] not in ("runid", "num_q")}
+
+    assert table(mine.stdout) == table(theirs.stdout)
+    assert len(table(theirs.stdout)) == 5 * 2_001

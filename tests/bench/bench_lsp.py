@@ -277,6 +277,13 @@ def _keystroke(client: Client, uri: str, version: int, line: int, col: int) -> t
     return t0, t
 
 
+def _lenses_answered(client: Client, uri: str) -> float:
+    """When the codeLens request an editor makes after a change was answered."""
+    rid, _ = client.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
+    t, _resp = client.response(rid, timeout=300)
+    return t
+
+
 def keystrokes_during_index(
     ws: Path, meta: dict[str, Any], log_dir: Path, *, servers: int = 3, per_server: int = 20
 ) -> dict[str, Any]:
@@ -297,6 +304,8 @@ def keystrokes_during_index(
     col = int(meta["question_col"]) + 3
     during: list[float] = []
     after: list[float] = []
+    during_lens: list[float] = []  # keystroke -> its diagnostics, then the lenses answered
+    after_lens: list[float] = []
     builds: list[float] = []
     with (log_dir / "index-server.log").open("wb") as log:
         for n in range(servers):
@@ -325,9 +334,11 @@ def keystrokes_during_index(
                         sent, answered = _keystroke(
                             client, uri, version, lines[(i * 131) % len(lines)], col
                         )
+                        lensed = _lenses_answered(client, uri)
                         if any(ended(m) for _, m in client.notifications[mark:]):
                             break  # answered after the build ended (or as it ended): not counted
                         during.append(answered - sent)
+                        during_lens.append(lensed - sent)
                         time.sleep(PAUSE_S)
                     t_end, _, _ = client.wait_notification(ended, mark, timeout=600)
                     builds.append(t_end - t_begin)
@@ -337,6 +348,7 @@ def keystrokes_during_index(
                         i += 1
                         line = lines[(i * 131) % len(lines)]
                         sent, answered = _keystroke(client, uri, version, line, col)
+                        after_lens.append(_lenses_answered(client, uri) - sent)
                         after.append(answered - sent)
                         time.sleep(PAUSE_S)
                 finally:
@@ -351,6 +363,10 @@ def keystrokes_during_index(
         "during_p95_s": percentile(during, 0.95),
         "after_p50_s": percentile(after, 0.5),
         "after_p95_s": percentile(after, 0.95),
+        "during_lens_s": during_lens,
+        "after_lens_s": after_lens,
+        "during_lens_p95_s": percentile(during_lens, 0.95),
+        "after_lens_p95_s": percentile(after_lens, 0.95),
     }
 
 

@@ -102,27 +102,13 @@ def run(qrels: Path, run_path: Path, trec_eval: Path | None, repeats: int = 3) -
         with p.open("rb") as f:
             while f.read(1 << 24):
                 pass
-    walls: dict[str, list[float]] = {k: [] for k in cmds}
-    rss: dict[str, float] = {}
-    outputs: dict[str, str] = {}
-    with tempfile.TemporaryDirectory(prefix="qrels-bench-score-") as tmp:
-        for _ in range(repeats):
-            for name, cmd in cmds.items():
-                out = Path(tmp) / f"{name}.out"
-                wall, peak, code = timed(cmd, out)
-                if code != 0:
-                    raise RuntimeError(f"{name} exited with {code}: {' '.join(cmd[:3])} ...")
-                walls[name].append(wall)
-                rss[name] = max(rss.get(name, 0.0), peak)
-                outputs[name] = out.read_text()
+    measured = processes(cmds, repeats)
+    outputs = measured.pop("outputs")
     ours_mean = json.loads(outputs["ours"])["runs"][0]["mean"]
     ref_mean = json.loads(outputs["pytrec_eval"])["mean"]
     diff = max(abs(ours_mean[a] - ref_mean[b]) for a, b in SAME.items())
     result: dict[str, Any] = {
-        "repeats": repeats,
-        "wall_s": walls,
-        "median_s": {k: statistics.median(v) for k, v in walls.items()},
-        "peak_rss_mb": rss,
+        **measured,
         "means_ours": ours_mean,
         "means_pytrec_eval": ref_mean,
         "max_abs_mean_diff": diff,
@@ -160,3 +146,120 @@ if __name__ == "__main__":
             indent=2,
         )
     )
+
+
+PYTREC_JSON_SCRIPT = PYTREC_SCRIPT.replace(
+    """run = {}
+with open(sys.argv[2]) as f:
+    for line in f:
+        qid, _, doc, _, score, _ = line.split()
+        run.setdefault(qid, {})[doc] = float(score)
+""",
+    """with open(sys.argv[2]) as f:
+    run = json.load(f)
+""",
+)
+
+
+def processes(cmds: dict[str, list[str]], repeats: int) -> dict[str, Any]:
+    """Each command as a whole process, interleaved, ``repeats`` times: median wall time, peak
+    RSS and the last stdout of each."""
+    walls: dict[str, list[float]] = {k: [] for k in cmds}
+    rss: dict[str, float] = {}
+    outputs: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="qrels-bench-score-") as tmp:
+        for _ in range(repeats):
+            for name, cmd in cmds.items():
+                out = Path(tmp) / f"{name}.out"
+                wall, peak, code = timed(cmd, out)
+                if code != 0:
+                    raise RuntimeError(f"{name} exited with {code}: {' '.join(cmd[:4])} ...")
+                walls[name].append(wall)
+                rss[name] = max(rss.get(name, 0.0), peak)
+                outputs[name] = out.read_text()
+    return {
+        "repeats": repeats,
+        "wall_s": walls,
+        "median_s": {k: statistics.median(v) for k, v in walls.items()},
+        "peak_rss_mb": rss,
+        "outputs": outputs,
+    }
+
+
+def _ours_score(*args: Path | str) -> list[str]:
+    return [
+        *_ours_command(),
+        "score",
+        *map(str, args),
+        "--format",
+        "json",
+        "--metrics",
+        OURS_METRICS,
+    ]
+
+
+def _mean(output: str) -> dict[str, float]:
+    return dict(json.loads(output)["runs"][0]["mean"])
+
+
+def yaml_run(ws: Path, repeats: int = 3) -> dict[str, Any]:
+    """`score` of the 10k golden set with its run as run YAML, against the same ranking as TREC."""
+    golden = ws / "golden.qrels.yaml"
+    r = processes(
+        {
+            "yaml": _ours_score(golden, ws / "runs" / "bm25.run.yaml"),
+            "trec": _ours_score(golden, ws / "runs" / "bm25.trec"),
+        },
+        repeats,
+    )
+    outputs = r.pop("outputs")
+    r["means_agree"] = _mean(outputs["yaml"]) == _mean(outputs["trec"])
+    return r
+
+
+def json_run(folder: Path, repeats: int = 3) -> dict[str, Any]:
+    """`score` of a ranx JSON run of 10^6 entries against pytrec_eval's whole process
+    (json.load of the run, the qrels read line by line, evaluate)."""
+    qrels, run_path = folder / "qrels.txt", folder / "run.run.json"
+    r = processes(
+        {
+            "ours": _ours_score(qrels, run_path),
+            "pytrec_eval": [
+                sys.executable,
+                "-c",
+                PYTREC_JSON_SCRIPT,
+                str(qrels),
+                str(run_path),
+                ",".join(PYTREC_MEASURES),
+            ],
+        },
+        repeats,
+    )
+    outputs = r.pop("outputs")
+    ours, ref = _mean(outputs["ours"]), json.loads(outputs["pytrec_eval"])["mean"]
+    r["max_abs_mean_diff"] = max(abs(ours[a] - ref[b]) for a, b in SAME.items())
+    r["means_agree"] = r["max_abs_mean_diff"] < 1e-9
+    return r
+
+
+def deep_run(folder: Path, trec_eval: Path, repeats: int = 1) -> dict[str, Any]:
+    """`score` of a 7-million-line TREC run (streamed) against trec_eval, with peak memory."""
+    qrels, run_path = folder / "qrels.txt", folder / "run.trec"
+    measures = [a for m in PYTREC_MEASURES for a in ("-m", m)]
+    r = processes(
+        {
+            "ours": _ours_score(qrels, run_path),
+            "trec_eval": [str(trec_eval), *measures, str(qrels), str(run_path)],
+        },
+        repeats,
+    )
+    outputs = r.pop("outputs")
+    ours = _mean(outputs["ours"])
+    te = {}
+    for line in outputs["trec_eval"].splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "all" and parts[0] in SAME.values():
+            te[parts[0]] = float(parts[2])
+    r["max_abs_mean_diff"] = max(abs(round(ours[a], 4) - te[b]) for a, b in SAME.items())
+    r["means_agree"] = r["max_abs_mean_diff"] < 1e-9
+    return r

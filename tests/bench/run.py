@@ -45,7 +45,7 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qrel
 DATA = Path(tempfile.gettempdir()) / "qrels-lsp-bench" / "data"
 YAML_LS_VERSION = "1.25.0"
 PY_PEERS = {"pytrec_eval": "pytrec-eval-terrier", "rank_bm25": "rank_bm25", "bm25s": "bm25s"}
-BENCHES = ("start", "lsp", "index", "score", "bm25", "memory", "compare")
+BENCHES = ("start", "lsp", "yaml", "large", "index", "score", "bm25", "memory", "compare")
 
 
 # -- setup ----------------------------------------------------------------------------------------
@@ -311,6 +311,122 @@ def index_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def index_lens_row(r: dict[str, Any]) -> dict[str, Any]:
+    """Issue 19: a keystroke during a build gets its diagnostics and its lenses in 50 ms."""
+    o, peer = r["during_lens_p95_s"], r["after_lens_p95_s"]
+    return row(
+        f"edit -> diagnostics + lenses p95 during a {r['docs']:,}-doc index build",
+        o,
+        peer,
+        "the same edits once the index is built (same server)",
+        "s",
+        "p95 <= 50 ms",
+        o <= 0.050,
+        f"N={len(r['during_lens_s'])} / {len(r['after_lens_s'])}",
+    )
+
+
+def yaml_rows(ours: dict[str, Any], yaml: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Issue 19: the 10k golden set with its run as run YAML (12 MB), in the editor."""
+    out = []
+    if yaml is not None:
+        peer = yaml["open_median_s"]
+        out.append(
+            row(
+                "run YAML 10k x 100: open -> first diagnostics of the golden set",
+                ours["open_median_s"],
+                peer,
+                "yaml-language-server on the golden set alone (the lsp rows' open)",
+                "s",
+                "<= 1.00x",
+                bool(yaml.get("schema_applied")) and ours["open_median_s"] <= peer,
+                f"median of {len(ours['open_s'])} fresh servers",
+            )
+        )
+    o = ours["lenses_p95_s"]
+    out.append(
+        row(
+            "run YAML 10k x 100: edit -> diagnostics + lenses p95",
+            o,
+            yaml["diagnostics_p95_s"] if yaml is not None else None,
+            "yaml-language-server edit -> diagnostics, golden set alone",
+            "s",
+            "p95 <= 50 ms",
+            o <= 0.050,
+            f"N={ours['n_edits']}; diagnostics p95 {ours['diagnostics_p95_s'] * 1000:.0f} ms",
+        )
+    )
+    return out
+
+
+def large_row(ours: dict[str, Any], small: dict[str, Any] | None) -> dict[str, Any]:
+    """Issue 19: edits stay interactive at 100,000 questions."""
+    o = ours["lenses_p95_s"]
+    return row(
+        "100,000 questions: edit -> diagnostics + lenses p95",
+        o,
+        small["lenses_p95_s"] if small is not None else None,
+        "ours, the same edits at 10,000 questions (the lsp rows)",
+        "s",
+        "p95 <= 150 ms",
+        o <= 0.150,
+        f"N={ours['n_edits']}; {ours['lens_count']:,} lenses; diagnostics p95 "
+        f"{ours['diagnostics_p95_s'] * 1000:.0f} ms; peak RSS {ours['server_peak_rss_mb']:.0f} MB",
+    )
+
+
+def score_more_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """Issue 19: `score` on run YAML, a ranx JSON run of 10^6 entries and a 7M-line TREC run."""
+    out = []
+    y = r["yaml"]
+    out.append(
+        row(
+            "qrels-lsp score, 10k golden set, run YAML 10k x 100",
+            y["median_s"]["yaml"],
+            y["median_s"]["trec"],
+            "qrels-lsp score, the same ranking as a TREC run",
+            "s",
+            "<= 2.00x",
+            y["median_s"]["yaml"] <= 2 * y["median_s"]["trec"] and y["means_agree"],
+            f"whole processes, median of {y['repeats']}; "
+            + ("means equal" if y["means_agree"] else "MEANS DIFFER"),
+        )
+    )
+    j = r["json"]
+    out.append(
+        row(
+            "qrels-lsp score, ranx JSON run of 10^6 entries",
+            j["median_s"]["ours"],
+            j["median_s"]["pytrec_eval"],
+            "pytrec_eval (python -c: json.load + evaluate)",
+            "s",
+            "<= 1.50x",
+            j["median_s"]["ours"] <= 1.5 * j["median_s"]["pytrec_eval"] and j["means_agree"],
+            f"median of {j['repeats']}; "
+            + ("means equal pytrec_eval's" if j["means_agree"] else "MEANS DIFFER"),
+        )
+    )
+    d = r.get("deep")
+    if d is not None:
+        peak = d["peak_rss_mb"]["ours"]
+        out.append(
+            row(
+                "qrels-lsp score, 7M-line TREC run (255 MB, streamed)",
+                d["median_s"]["ours"],
+                d["median_s"]["trec_eval"],
+                "trec_eval (C binary)",
+                "s",
+                "<= 1.50x, < 1 GB",
+                d["median_s"]["ours"] <= 1.5 * d["median_s"]["trec_eval"]
+                and peak < 1024
+                and d["means_agree"],
+                f"peak RSS {peak:.0f} MB (trec_eval {d['peak_rss_mb']['trec_eval']:.0f} MB); "
+                + ("means equal trec_eval's" if d["means_agree"] else "MEANS DIFFER"),
+            )
+        )
+    return out
+
+
 def bm25_row(r: dict[str, Any]) -> list[dict[str, Any]]:
     q = r["query_s"]
     same = r["identical_top100"] and r["bit_identical_scores"]
@@ -477,10 +593,18 @@ def main() -> int:
     if "lsp" in benches:
         meta = generate.golden_workspace(a.data / "golden")
         gen["golden"] = {k: v for k, v in meta.items() if k != "edit_lines"}
+    if "yaml" in benches or "score" in benches:
+        meta = generate.yaml_run_workspace(a.data / "golden-yaml", a.data / "golden")
+    if "large" in benches:
+        large_meta = generate.large_workspace(a.data / "golden-100k", a.data / "golden")
+        gen["large"] = {k: v for k, v in large_meta.items() if k != "edit_lines"}
     if "index" in benches:
         index_meta = generate.index_workspace(a.data / "index-100k")
     if "score" in benches:
         gen["trec"] = generate.trec_eval_pair(a.data / "trec")
+        gen["json"] = generate.json_run(a.data / "json", a.data / "trec")
+        if a.trec_eval is not None:
+            gen["deep"] = generate.deep_trec_pair(a.data / "deep")
     if "memory" in benches:
         gen["corpus_100k"] = generate.corpus_jsonl(a.data / "corpus-100k")
     report["inputs"] = gen
@@ -489,28 +613,42 @@ def main() -> int:
         step("start -> initialize (ours, bare pygls)")
         report["start"] = bench_lsp.start_times(a.starts)
         rows.append(start_row(report["start"]))
+
+    def session(kind: str, folder: str, meta: dict[str, Any], opens: int) -> dict[str, Any]:
+        return bench_lsp.editor_session(
+            kind,
+            a.data / folder,
+            meta,
+            node_prefix,
+            opens=opens,
+            edits=a.edits,
+            log_dir=log_dir,
+            time_budget_s=a.edit_budget,
+        )
+
     if "lsp" in benches:
         sessions = {}
         for kind in ("ours", "yaml"):
             step(f"editor session: {kind}")
-            sessions[kind] = bench_lsp.editor_session(
-                kind,
-                a.data / "golden",
-                meta,
-                node_prefix,
-                opens=a.opens,
-                edits=a.edits,
-                log_dir=log_dir,
-                time_budget_s=a.edit_budget,
-            )
+            sessions[kind] = session(kind, "golden", meta, a.opens)
         report["lsp"] = sessions
         rows[:0] = lsp_rows(sessions["ours"], sessions["yaml"])
+    if "yaml" in benches:
+        step("editor session: ours, the golden set with a run YAML")
+        report["yaml"] = session("ours", "golden-yaml", meta, a.opens)
+        yaml_peer = report.get("lsp", {}).get("yaml")
+        rows += yaml_rows(report["yaml"], yaml_peer)
+    if "large" in benches:
+        step("editor session: ours, 100,000 questions")
+        report["large"] = session("ours", "golden-100k", large_meta, 1)
+        rows.append(large_row(report["large"], report.get("lsp", {}).get("ours")))
     if "index" in benches:
         step("keystrokes during a BM25 index build (ours)")
         report["index"] = bench_lsp.keystrokes_during_index(
             a.data / "index-100k", index_meta, log_dir
         )
         rows += index_rows(report["index"])
+        rows.append(index_lens_row(report["index"]))
     if "score" in benches:
         step("score (ours, pytrec_eval, trec_eval)")
         trec = a.data / "trec"
@@ -518,6 +656,15 @@ def main() -> int:
             trec / "qrels.txt", trec / "run.trec", a.trec_eval, a.score_repeats
         )
         rows += score_rows(report["score"], a.trec_eval is not None)
+        step("score: run YAML, a JSON run of 10^6 entries, a 7M-line TREC run")
+        more = {
+            "yaml": bench_score.yaml_run(a.data / "golden-yaml", a.score_repeats),
+            "json": bench_score.json_run(a.data / "json", a.score_repeats),
+        }
+        if a.trec_eval is not None:
+            more["deep"] = bench_score.deep_run(a.data / "deep", a.trec_eval)
+        report["score_more"] = more
+        rows += score_more_rows(more)
     if "bm25" in benches:
         step("BM25 top-100 (ours, rank_bm25, bm25s)")
         report["bm25"] = bench_index.bm25_speed()

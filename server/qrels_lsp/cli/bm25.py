@@ -54,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
     index = project.indexes.build(ctx.corpus) if isinstance(ctx.corpus, Corpus) else None
     if index is None:
         raise UsageError(f"no corpus to search: {corpus_problem(ctx)}")
-    args.output.write_text(baseline_trec(model, index, args.depth), encoding="utf-8")
+    with args.output.open("w", encoding="utf-8") as out:
+        out.writelines(baseline_trec(model, index, args.depth))
     print(
         f"wrote {log_text(args.output)}: {len(model.queries)} queries, depth {args.depth}",
         file=sys.stderr,

@@ -121,8 +121,14 @@ def project_for(args: argparse.Namespace) -> tuple[Project, Config]:
             except ValueError as exc:
                 raise UsageError(str(exc)) from exc
         config = replace(config, metrics=names)
+    from ..core.formats.trec_stream import CHUNK_BYTES
+
     boundary = boundary_for(args, config, workspace)
-    return Project(config, _once(), progress=progress_on(), boundary=boundary), config
+    # TREC runs of any size: those past a chunk are scored as they are read, not held.
+    project = Project(
+        config, _once(), progress=progress_on(), boundary=boundary, stream_over=CHUNK_BYTES
+    )
+    return project, config
 
 
 def _once() -> Reader:

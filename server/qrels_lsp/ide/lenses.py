@@ -46,7 +46,9 @@ def top_groups(analysis: Analysis) -> list[LensGroup]:
     made (``Project.pool``) and is not empty, and the report's when there are runs."""
     ctx = analysis.context
     assert ctx is not None
-    header = header_titles(ctx, analysis.runs, analysis.comparisons)
+    header = header_titles(
+        ctx, analysis.runs, analysis.comparisons, analysis.loading, comparing(analysis)
+    )
     out = [LensGroup(TOP, tuple(header), None)]
     judge = judge_title(ctx, analysis.pool, analysis.runs)
     if judge is not None:
@@ -83,6 +85,15 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
             out.append(LensGroup(ranking.span, (title,), qid, "explain"))
         return out
     return []
+
+
+def comparing(analysis: Analysis) -> str | None:
+    """The base's name while a golden set's comparison with it is still being made."""
+    base = analysis.base
+    if analysis.compared or base is None or not isinstance(analysis.model, Qrels):
+        return None
+    others = [r for r in analysis.runs if r is not base and not r.error]
+    return base.name if others else None
 
 
 def explanation(analysis: Analysis, qid: str) -> str:

@@ -140,22 +140,36 @@ def corpus_hint(ctx: QrelsContext) -> str:
 
 
 def header_titles(
-    ctx: QrelsContext, runs: Sequence[RunResult], comparisons: Comparisons | None = None
+    ctx: QrelsContext,
+    runs: Sequence[RunResult],
+    comparisons: Comparisons | None = None,
+    loading: Sequence[str] = (),
+    comparing: str | None = None,
 ) -> list[str]:
     """The first line's lenses: the counts, each run by name with its means (and judged@k when
     some run's is below ``min_judged``), then each run compared with the base (when the
-    comparison has been made). Judging blind: the counts alone, no system's numbers."""
+    comparison has been made, else that it is being made with ``comparing``); a run still
+    being read says so (``loading``: their file names), rather than showing nothing or zeros.
+    Judging blind: the counts alone, no system's numbers."""
     if ctx.blind_judging:
         return [f"{counts(ctx)} · blind judging: the runs' numbers are hidden"]
+    waiting = [f"{name}: {LOADING}" for name in loading]
+    if comparing is not None and comparisons is None:
+        waiting.append(f"comparing with {comparing}…")
     if not runs:
+        if waiting:
+            return [counts(ctx), *waiting]
         return [f"{counts(ctx)} · no runs: {runs_hint(ctx)}"]
     compared = header_lens_titles(comparisons, f"recall@{ctx.k}")
     coverage = low_coverage(ctx, runs)
-    if len(runs) == 1:
+    if len(runs) == 1 and not waiting:
         summary = run_summary(runs[0], ctx.k, coverage)
         return [f"{counts(ctx)} · {runs[0].name}: {summary}", *compared]
     summaries = [f"{r.name}: {run_summary(r, ctx.k, coverage)}" for r in runs]
-    return [counts(ctx), *summaries, *compared]
+    return [counts(ctx), *summaries, *waiting, *compared]
+
+
+LOADING = "loading… (its numbers follow when it is read)"
 
 
 def low_coverage(ctx: QrelsContext, runs: Sequence[RunResult]) -> bool:

@@ -15,17 +15,22 @@ from .session import Session
 INDEX_TITLE = "Indexing corpus (BM25)"
 
 
-def warm(session: Session, corpus: Corpus) -> None:
-    """Build ``corpus``'s index in the background, once."""
+def warm(session: Session, corpus: Corpus, questions: list[str | None]) -> None:
+    """Build ``corpus``'s index in the background, once, and rank ``questions`` (the golden
+    set's) against it there too: the analysis that shows the baseline then finds them ranked."""
     indexes = session.indexes
     if not indexes.claim(corpus):
         return
+    project = session.project
 
     def progress(done: int, total: int) -> None:
         session.client.progress(INDEX_TITLE, done, total)
 
     def build() -> object:
-        return indexes.build(corpus, progress, cancel=session.yield_to_keystrokes)
+        index = indexes.build(corpus, progress, cancel=session.yield_to_keystrokes)
+        if index is not None and session.project is project and project.config.bm25_baseline:
+            project.warm_baseline(index, questions, session.yield_to_keystrokes)
+        return index
 
     session.in_background(build, lambda _index: session.reanalyse_open())
 
@@ -35,4 +40,10 @@ def on_analysis(session: Session, uri: str, analysis: Analysis) -> None:
     answering one): warm its corpus's index."""
     corpus = corpus_of(analysis)
     if corpus is not None:
-        warm(session, corpus)
+        warm(session, corpus, questions(analysis))
+
+
+def questions(analysis: Analysis) -> list[str | None]:
+    """The questions of the golden set an analysed file belongs to (what its baseline ranks)."""
+    ctx = analysis.context
+    return [q.question for q in ctx.qrels.queries.values()] if ctx is not None else []

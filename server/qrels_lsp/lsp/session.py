@@ -7,8 +7,11 @@ Who owns what (see docs/architecture.md):
 - The **analysis thread** (one worker) runs every analysis, so the project's caches need no
   locks; it is handed what it needs as arguments and returns a :class:`Snapshot`.
 - The **background thread** (one more worker) runs long jobs, such as building a corpus's BM25
-  index. It gives way to the analysis thread: while an analysis runs, a long job waits at its
-  next yield point (a few milliseconds away), so a keystroke never waits behind an index build.
+  index or reading the large runs an analysis deferred. It gives way to the analysis thread:
+  while an analysis runs, a long job waits at its next yield point (a few milliseconds away),
+  so a keystroke never waits behind an index build.
+- The **reports thread** (one more worker) makes comparisons of runs, so that a keystroke's
+  analysis never waits behind one either.
 
 A result is kept only for the document version and the configuration generation it was
 computed from: a slow analysis of version 3, or of the settings before a change, is never
@@ -32,7 +35,7 @@ from typing import Any, TypeVar
 from ..core.base.boundary import Boundary
 from ..core.base.files import read_text
 from ..core.formats import detect_by_name
-from ..core.project.analysis import Analysis, Project
+from ..core.project.analysis import Analysis, Loaded, Pending, Project, read_pending
 from ..core.project.config import Config, config_from_mapping, load_config
 from ..core.search.indexes import IndexCache
 from .client import Client
@@ -84,8 +87,12 @@ class Session:
         self._disk: dict[Path, tuple[tuple[int, int, int, int], tuple[str | None, str | None]]] = {}
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._background: set[asyncio.Future[Any]] = set()
+        self._reading: set[str] = set()  # documents whose pending reads are on the way
         self._analysis = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-analysis")
         self._long_jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-background")
+        # Comparisons of runs, on a thread of their own (not behind an index build).
+        self._reports = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-reports")
+        self._comparing: dict[int, tuple[Analysis, asyncio.Future[Any], list[bool]]] = {}
         self.gate = gate or Gate()
         self.long_jobs = LongJobs()
         self.heap = HeapPolicy()
@@ -246,8 +253,14 @@ class Session:
 
         return await asyncio.get_running_loop().run_in_executor(self._analysis, gated)
 
-    def in_background(self, fn: Callable[[], T], done: Callable[[T], None] | None = None) -> None:
-        """Run a long job on the background thread; ``done`` gets its result on the loop."""
+    def in_background(
+        self,
+        fn: Callable[[], T],
+        done: Callable[[T], None] | None = None,
+        failed: Callable[[], None] | None = None,
+    ) -> None:
+        """Run a long job on the background thread; ``done`` gets its result on the loop
+        (``failed`` is called instead when it raised or was cancelled)."""
 
         def job() -> T:
             with self.long_jobs.running():
@@ -259,15 +272,65 @@ class Session:
 
         def finished(f: asyncio.Future[T]) -> None:
             if f.cancelled():
+                if failed is not None:
+                    failed()
                 return
             if f.exception() is not None:
                 error = f.exception()
                 trace = "".join(traceback.format_exception(error)) if error else ""
                 self.client.report_crash("a background job failed", trace)
+                if failed is not None:
+                    failed()
             elif done is not None:
                 done(f.result())
 
         future.add_done_callback(finished)
+
+    async def compared(self, analysis: Analysis, wait: float | None = None) -> bool:
+        """Make ``analysis``'s comparison of runs on the reports thread (the first one takes
+        seconds at ten thousand questions, and a keystroke's analysis must not wait behind it);
+        True once it is made. With ``wait``, give up waiting after that many seconds (False):
+        the editor's views are refreshed when it is ready."""
+        if analysis.compared or analysis.context is None:
+            return True
+        key = id(analysis)
+        if key not in self._comparing:
+            project = self.project
+            job = await self.run(lambda: project.compare_job(analysis, self.yield_to_keystrokes))
+            if key not in self._comparing and not analysis.compared:
+
+                def made() -> Any:
+                    with self.long_jobs.running():
+                        return job()
+
+                future = asyncio.get_running_loop().run_in_executor(self._reports, made)
+                self._comparing[key] = (analysis, future, [])
+                future.add_done_callback(lambda f: self._compared(key, f))
+        entry = self._comparing.get(key)
+        if entry is None:
+            return analysis.compared
+        try:
+            await asyncio.wait_for(asyncio.shield(entry[1]), wait)
+        except asyncio.TimeoutError:
+            entry[2].append(True)  # someone gave up waiting: refresh when it is made
+            return False
+        return analysis.compared
+
+    async def reporting(self, fn: Callable[[], T]) -> T:
+        """Run report work (pure: an analysis's numbers in, text out) on the reports thread,
+        where it cannot delay a keystroke's analysis."""
+        return await asyncio.get_running_loop().run_in_executor(self._reports, fn)
+
+    def _compared(self, key: int, future: asyncio.Future[Any]) -> None:
+        entry = self._comparing.pop(key, None)
+        if future.cancelled() or self.closed:
+            return
+        error = future.exception()
+        if error is not None:
+            trace = "".join(traceback.format_exception(error))
+            self.client.report_crash("comparing runs failed", trace)
+        elif entry is not None and entry[2]:
+            self.client.refresh_views()
 
     def yield_to_keystrokes(self) -> bool:
         """What a long job calls between steps: waits while an analysis runs; True once the
@@ -283,7 +346,7 @@ class Session:
             if _FAULTS and path.name in _FAULTS and not self.failures.get(uri):
                 raise RuntimeError(f"injected fault for {path.name} ({FAULT_ENV})")
             with self.heap.paused():
-                analysis = self.project.analyse(path)
+                analysis = self.project.analyse(path, defer=True)
         except Exception:  # a bug must not take the editor down: log it, answer without it
             log.error("analysis of %s failed:\n%s", uri, traceback.format_exc())
             self.failures[uri] = self.failures.get(uri, 0) + 1
@@ -372,6 +435,8 @@ class Session:
                 self._result(uri, None)
                 return
             self._result(uri, analysis)
+            if analysis.pending:
+                self._read_pending(uri, analysis.pending)
             for hook in self.on_analysis:
                 hook(uri, analysis)
             for dependent in self.dependents(uri, analysis):
@@ -386,6 +451,35 @@ class Session:
         finally:
             if self._pending.get(uri) is asyncio.current_task():
                 self._pending.pop(uri, None)
+
+    def _read_pending(self, uri: str, pending: Pending) -> None:
+        """Read what an analysis left unread (large runs, the reverse links' run YAML files) on
+        the background thread, stepping aside while keystrokes are answered; then hand it to the
+        project on the analysis thread and analyse the document again, whole this time. One job
+        per document at a time: the analyses meanwhile leave the same work pending."""
+        if uri in self._reading:
+            return
+        self._reading.add(uri)
+        project = self.project
+
+        def read() -> Loaded | None:
+            with self.heap.paused():
+                return read_pending(pending, self.yield_to_keystrokes)
+
+        async def provide(loaded: Loaded | None) -> None:
+            try:
+                if loaded is not None and project is self.project and not self.closed:
+                    await self.run(lambda: project.provide(loaded))
+                    self.snapshots.pop(uri, None)
+                    if uri in self.client.open_uris():
+                        self.changed(uri)
+            finally:
+                self._reading.discard(uri)
+
+        def failed() -> None:
+            self._reading.discard(uri)
+
+        self.in_background(read, lambda loaded: self._in_background(provide(loaded)), failed)
 
     def _result(self, uri: str, analysis: Analysis | None) -> None:
         for hook in self.on_result:
@@ -487,3 +581,4 @@ class Session:
             task.cancel()
         self._analysis.shutdown(wait=False, cancel_futures=True)
         self._long_jobs.shutdown(wait=False, cancel_futures=True)
+        self._reports.shutdown(wait=False, cancel_futures=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from .findings import Severity, declare
 from .text import decode
@@ -25,6 +26,7 @@ QR006 = declare(
 
 MiB = 1024 * 1024
 MAX_TEXT_BYTES = 64 * MiB  # a 1M-line TREC run is ~50 MB
+TOO_LARGE = "larger than"  # how the refusal of a file past the cap begins
 
 
 def describe_mode(st: os.stat_result) -> str:
@@ -49,8 +51,8 @@ def resolve(path: Path) -> Path:
         return Path(os.path.abspath(path))
 
 
-def read_regular(path: Path, limit: int) -> tuple[bytes | None, str | None]:
-    """At most ``limit`` bytes of a regular file, or why not.
+def _open_fd(path: Path) -> tuple[int | None, os.stat_result | None, str | None]:
+    """A regular file opened for reading, its stat, or why not.
 
     O_NONBLOCK plus fstat after opening closes the race where a file is swapped for a FIFO
     between a stat and the open: the open cannot block and the FIFO is not read.
@@ -58,11 +60,33 @@ def read_regular(path: Path, limit: int) -> tuple[bytes | None, str | None]:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        return None, f"unreadable: {exc.strerror or exc}"
+        return None, None, f"unreadable: {exc.strerror or exc}"
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None, f"skipped: {describe_mode(st)}"
+    except OSError as exc:
+        os.close(fd)
+        return None, None, f"unreadable: {exc.strerror or exc}"
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return None, None, f"skipped: {describe_mode(st)}"
+    return fd, st, None
+
+
+def open_regular(path: Path) -> tuple[BinaryIO | None, str | None]:
+    """A regular file opened to be read in chunks (a run too large to hold: streamed), or why
+    not; the same refusals as :func:`read_regular`."""
+    fd, _st, problem = _open_fd(path)
+    if fd is None:
+        return None, problem
+    return os.fdopen(fd, "rb", buffering=0), None
+
+
+def read_regular(path: Path, limit: int) -> tuple[bytes | None, str | None]:
+    """At most ``limit`` bytes of a regular file, or why not."""
+    fd, st, problem = _open_fd(path)
+    if fd is None or st is None:
+        return None, problem
+    try:
         chunks: list[bytes] = []
         remaining = limit
         # The size stat gives first, then more if it grew: one chunk, which join returns as it
@@ -95,14 +119,14 @@ def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> tuple[str | None, str 
     """
     try:  # a file known to be too large is not read at all (a FIFO's size is 0: refused below)
         if os.stat(path).st_size > limit:
-            return None, f"larger than {limit // MiB} MiB"
+            return None, f"{TOO_LARGE} {limit // MiB} MiB"
     except OSError:
         pass  # read_regular says why
     data, error = read_regular(path, limit + 1)
     if data is None:
         return None, error
     if len(data) > limit:
-        return None, f"larger than {limit // MiB} MiB"
+        return None, f"{TOO_LARGE} {limit // MiB} MiB"
     if b"\x00" in data[:8192]:
         return None, "a binary file (it holds NUL bytes)"
     text, problems = decode(data, keep_bytes=not path.name.lower().endswith(STRUCTURED_SUFFIXES))

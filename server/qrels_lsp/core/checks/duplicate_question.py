@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 
 from ..base.findings import Finding, Related, Severity, declare, finding
+from ..formats.golden import MAX_QUESTIONS
 from ..model import Query
 from .check import GoldenCheck, GoldenInputs
 
@@ -16,7 +17,7 @@ QR108 = declare(
 _NORMALIZE = re.compile(r"[\W_]+")
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=4 * MAX_QUESTIONS)
 def _normalized(question: str) -> str:
     """A question's words, for comparing questions (cached: asked for every question per edit)."""
     return _NORMALIZE.sub(" ", question.casefold()).strip()

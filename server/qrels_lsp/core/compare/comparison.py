@@ -10,7 +10,7 @@ for number (the sums are exact, stats.py says how).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, count
 from operator import is_not
@@ -287,8 +287,10 @@ class Comparer:
         alpha: float = 0.05,
         min_difference: float | None = 0.05,
         resamples: int = 10_000,
+        pause: Callable[[], object] | None = None,
     ) -> Comparisons:
-        """As ``compare`` (the module's function), reusing the last comparison when it can."""
+        """As ``compare`` (the module's function), reusing the last comparison when it can;
+        ``pause`` is called between the chunks of resampling a fresh one."""
         if resamples < 1:
             raise ValueError("resamples must be at least 1")
         runs = [(name, per_query) for name, per_query in runs if name != base_name]
@@ -301,7 +303,7 @@ class Comparer:
                 base_name, state.family, state.p_random, state.ci, state.deltas, alpha,
                 min_difference,
             )  # fmt: skip
-        state = self._fresh(key, base, runs, metrics, resamples)
+        state = self._fresh(key, base, runs, metrics, resamples, pause)
         self.recomputed += 1
         self._state = state if self._keep and state.sums is not None else None
         return _assemble(
@@ -315,6 +317,7 @@ class Comparer:
         runs: Sequence[tuple[str, PerQuery]],
         metrics: list[str],
         resamples: int,
+        pause: Callable[[], object] | None = None,
     ) -> _State:
         family = _Family.of(base, runs, metrics)
         D = family.deltas()
@@ -326,7 +329,7 @@ class Comparer:
             p, sums, kept = stats.exact_p(Q, scale), None, None
         else:
             kept = stats.Resamples.empty(n, resamples) if self._keep else None
-            S, T = stats.resampled_sums(Q, resamples, keep=kept)
+            S, T = stats.resampled_sums(Q, resamples, keep=kept, pause=pause)
             p, sums = stats.sampled_p(S, Q, scale), (S, T)
         ci = stats.interval(T, n, scale, LEVEL)
         return _State(key, family, Q, scale, sums, kept, p, ci, deltas)

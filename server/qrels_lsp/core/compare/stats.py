@@ -21,7 +21,7 @@ about 50 MB more memory for the same numbers.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -180,16 +180,24 @@ class Resamples:
 
 
 def resampled_sums(
-    Q: Array, resamples: int, seed: int = SEED, keep: Resamples | None = None
+    Q: Array,
+    resamples: int,
+    seed: int = SEED,
+    keep: Resamples | None = None,
+    pause: Callable[[], object] | None = None,
 ) -> tuple[Array, Array]:
     """Each comparison's sum of grid deltas under every random sign vector (S) and under every
-    bootstrap resample (T), both (C, B); ``keep`` receives the signs and counts drawn."""
+    bootstrap resample (T), both (C, B); ``keep`` receives the signs and counts drawn;
+    ``pause`` is called between chunks (the editor's: step aside while a keystroke is
+    answered)."""
     C, n = Q.shape
     S = np.zeros((C, resamples))
     T = np.zeros((C, resamples))
     if n == 0:  # no query: every sum is empty
         return S, T
     for group in _chunks(n, resamples):
+        if pause is not None:
+            pause()
         first = group[0][1]
         last = group[-1][1] + group[-1][2]
         drawn = np.concatenate([_sign_bytes(seed, n, k, rows) for k, _, rows in group])

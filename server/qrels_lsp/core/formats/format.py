@@ -54,5 +54,11 @@ class Format:
     # run): the same values, in the same order, as ``parse``.
     read_grades: Callable[[str], dict[str, dict[str, int]]] | None = None
     read_rankings: Callable[[str], dict[str, list[str]]] | None = None
+    # Whether nothing of the file is left out of its scores, known without the span model (a
+    # run YAML the line reader reads); None: count its lines against what was read.
+    clean: Callable[[str], bool] | None = None
+    # The name a run gives itself where lenses and reports show its name (a run YAML's `name:`),
+    # read without the span model.
+    named: Callable[[str], str | None] | None = None
     # The run's own name written in it (a TREC run's tag column), what trec_eval calls runid.
     run_tag: Callable[[str], str | None] | None = None

@@ -75,7 +75,7 @@ QUERY_KEYS: dict[str, str] = {
 }
 
 
-MAX_QUESTIONS = 50_000
+MAX_QUESTIONS = 100_000
 LIMITS = YamlLimits(max_nodes=1_500_000, max_items=MAX_QUESTIONS)
 """What a golden set may hold before the rest of it is left out (with a finding): every question
 costs a parse, checks and a score per run on every keystroke."""

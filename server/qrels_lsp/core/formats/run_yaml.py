@@ -1,5 +1,9 @@
 """Run YAML -> :class:`Run`: ``results`` maps query ids to a ranked list (rank order is the
 ranking) or to a mapping doc id -> score (ranked as trec_eval ranks: score, then docid).
+
+A run in one of the layouts runs are written in is read line by line (:mod:`.run_yaml_lines`,
+ten times faster and more); anything else through PyYAML's event stream. Both build the model
+with the same functions below, so a finding reads the same whichever path read the file.
 """
 
 from __future__ import annotations
@@ -10,11 +14,12 @@ from math import isfinite
 from ..base.findings import Related
 from ..base.text import Span
 from ..metrics import trec_eval_order
-from ..model import Ranking, Retrieved, Run
+from ..model import Ranking, Ref, Retrieved, Run
+from . import run_yaml_lines
 from .format import Format
 from .yaml.context import keys_under
 from .yaml.scalar import rewrite_scalar, yaml_float, yaml_scalar
-from .yaml.shape import ShapeReader, doc_id, read_entries, read_top
+from .yaml.shape import ShapeReader, doc_id, duplicate_query, read_entries, read_top
 from .yaml.tree import YAlias, YMap, YNode, YScalar, YSeq, describe
 
 RUN_KEYS: dict[str, str] = {
@@ -27,6 +32,15 @@ RUN_KEYS: dict[str, str] = {
 
 def parse_run_yaml(text: str) -> Run:
     """Parse a run YAML: ``results`` maps query ids to a ranked list or to doc id -> score."""
+    layout = run_yaml_lines.scan(text)
+    if layout is not None:
+        return _from_layout(text, layout)
+    return parse_run_yaml_tree(text)
+
+
+def parse_run_yaml_tree(text: str) -> Run:
+    """:func:`parse_run_yaml` through PyYAML's event stream, whatever the layout: the plain path
+    the line reader is checked against."""
     p, top = read_top(text, RUN_KEYS, "a run")
     run = Run(format="run-yaml", findings=p.findings)
     if top is None:
@@ -52,6 +66,43 @@ def parse_run_yaml(text: str) -> Run:
     return run
 
 
+def _from_layout(text: str, layout: run_yaml_lines.Layout) -> Run:
+    """The run model of a file the line reader read: what the tree path makes of it."""
+    p = ShapeReader(text)
+    run = Run(format="run-yaml", findings=p.findings)
+    top = layout.top
+    if "qrels" in top:
+        run.qrels = Ref(*top["qrels"])
+    if "name" in top:
+        run.name, run.name_span = top["name"]
+    run.results_span = layout.results
+    for e in layout.entries:
+        assert e.starts is not None and e.value is not None
+        span = Span(e.key, e.key + len(e.qid))
+        ranking = Ranking(qid=e.qid, span=span, block=Span(e.key, e.value.end))
+        if e.scores is None:
+            ranking.docs = _ranked_list(
+                p,
+                [
+                    Retrieved(d, Span(s, s + len(d)), rank=r)
+                    for r, (d, s) in enumerate(zip(e.docs, e.starts, strict=True), start=1)
+                ],
+                e.qid,
+            )
+        else:
+            scored = [
+                Retrieved(d, Span(s, s + len(d)), score=v)
+                for d, s, v in zip(e.docs, e.starts, e.scores, strict=True)
+            ]
+            ranking.docs = _ranked_scores(p, scored, e.qid)
+        first = run.rankings.get(e.qid)
+        if first is not None:
+            duplicate_query(p, e.qid, span, first.span)
+            continue
+        run.rankings[e.qid] = ranking
+    return run
+
+
 def _parse_ranking(p: ShapeReader, key: YScalar, value: YNode) -> Ranking:
     ranking = Ranking(qid=key.value, span=key.span, block=Span(key.span.start, value.span.end))
     entries: list[Retrieved] = []
@@ -67,19 +118,56 @@ def _parse_ranking(p: ShapeReader, key: YScalar, value: YNode) -> Ranking:
             score = _score(p, v)
             if doc is not None and score is not None:
                 scored.append(Retrieved(doc, k.span, score=score))
-        order = trec_eval_order((r.doc_id, r.score or 0.0) for r in scored)
-        by_id: dict[str, Retrieved] = {}
-        for r in scored:
-            by_id.setdefault(r.doc_id, r)
-        entries = [by_id[d] for d in order if d in by_id]
-        _report_duplicates(p, scored, key.value)
-        ranking.docs = _dedupe(entries)
+        ranking.docs = _ranked_scores(p, scored, key.value)
         return ranking
     elif not (isinstance(value, YScalar) and value.type == "null"):
         p.expect(value, YSeq, f"Results of `{key.value}`", key.span)
-    _report_duplicates(p, entries, key.value)
-    ranking.docs = _dedupe(entries)
+    ranking.docs = _ranked_list(p, entries, key.value)
     return ranking
+
+
+def _ranked_list(p: ShapeReader, entries: list[Retrieved], qid: str) -> list[Retrieved]:
+    """A listed ranking: its order as written, each document's first occurrence."""
+    if len({r.doc_id for r in entries}) == len(entries):
+        return entries  # (no document twice: the common case, a set's work)
+    _report_duplicates(p, entries, qid)
+    return _dedupe(entries)
+
+
+def _ranked_scores(p: ShapeReader, scored: list[Retrieved], qid: str) -> list[Retrieved]:
+    """A mapping id -> score in trec_eval's order, each document's first occurrence."""
+    order = trec_eval_order((r.doc_id, r.score or 0.0) for r in scored)
+    by_id: dict[str, Retrieved] = {}
+    for r in scored:
+        by_id.setdefault(r.doc_id, r)
+    entries = [by_id[d] for d in order if d in by_id]
+    _report_duplicates(p, scored, qid)
+    return _dedupe(entries)
+
+
+def read_run_yaml_ids(text: str) -> dict[str, list[str]]:
+    """qid -> doc ids in evaluation order without the span model: the line reader's when it
+    reads the file (a few strings per line), else the full parser's."""
+    found = run_yaml_lines.rankings(text)
+    return found if found is not None else parse_run_yaml(text).ranked_ids()
+
+
+def qrels_named(text: str) -> Ref | None:
+    """The ``qrels:`` a run YAML names, without its rankings' spans when the line reader reads it."""
+    top = run_yaml_lines.top_values(text)
+    if top is not None:
+        found = top.get("qrels")
+        return Ref(*found) if found is not None else None
+    return parse_run_yaml_tree(text).qrels
+
+
+def name_written(text: str) -> str | None:
+    """The ``name:`` a run YAML gives itself (what its lenses and reports are headed by)."""
+    top = run_yaml_lines.top_values(text)
+    if top is not None:
+        found = top.get("name")
+        return found[0] if found is not None else None
+    return parse_run_yaml_tree(text).name
 
 
 # YAML 1.2 / JSON floats such as `1e-05` (what json.dumps and most YAML 1.2 emitters write for
@@ -152,4 +240,7 @@ FORMAT = Format(
     yaml=True,
     query_ids=keys_under("results"),
     id_text=rewrite_scalar,
+    read_rankings=read_run_yaml_ids,
+    clean=run_yaml_lines.clean,
+    named=name_written,
 )

@@ -7,7 +7,7 @@ trec_eval ranks a run in, ``order.py``. The names below are the package's whole 
 
 from __future__ import annotations
 
-from .evaluate import Evaluation, ScoreCache, Since, changed_keys, evaluate
+from .evaluate import Evaluation, ScoreCache, Since, changed_keys, evaluate, evaluate_stream
 from .explain import NdcgExplanation, NdcgRow, ndcg_explain
 from .measure import Judged, Measure, format_value
 from .metric import (
@@ -35,6 +35,7 @@ __all__ = [
     "changed_keys",
     "default_metrics",
     "evaluate",
+    "evaluate_stream",
     "format_value",
     "known_metrics",
     "measure_named",

@@ -252,3 +252,40 @@ def evaluate(
     if cache is not None:
         cache.remember(qrels, run, unanswerable, columns, out)
     return out
+
+
+def evaluate_stream(
+    qrels: Mapping[str, Mapping[str, int]],
+    chunks: Iterable[Mapping[str, Sequence[str]]],
+    metrics: Sequence[Metric],
+    level: int = 1,
+    unanswerable: Collection[str] = (),
+) -> Evaluation:
+    """:func:`evaluate` of a run read a part at a time (a run too large to hold), keeping the
+    per-query values only: a query given again in a later part is scored again, and its last
+    ranking counts (a streamed run gives a query split over parts once more, whole, at the
+    end). The same evaluation as :func:`evaluate` of the parts merged."""
+    unanswerable = set(unanswerable)
+    values: dict[str, dict[str, float]] = {}
+    order: dict[str, None] = {}  # every query of the run, first seen first
+    for chunk in chunks:
+        for qid, ranking in chunk.items():
+            order[qid] = None
+            grades = qrels.get(qid)
+            if grades is not None and qid not in unanswerable:
+                values[qid] = query_scores(grades, ranking, metrics, level)
+    out = Evaluation()
+    empty = query_scores({}, (), metrics, level)  # a missing query, as evaluate scores it
+    for qid in qrels:
+        if qid in unanswerable:
+            out.unanswerable.append(qid)
+        elif qid in values:
+            out.per_query[qid] = values[qid]
+        else:
+            out.missing.append(qid)
+            out.per_query[qid] = dict(empty)
+    out.unknown = [qid for qid in order if qid not in qrels]
+    counted = sorted(qid for qid in qrels if qid not in unanswerable)
+    out.n_queries = len(counted)
+    out.mean = _Columns.of(out.per_query, counted, empty).means()
+    return out

@@ -12,21 +12,24 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..base.boundary import Boundary
-from ..base.files import read_text, resolve
+from ..base.files import TOO_LARGE, read_regular, read_text, resolve
 from ..base.findings import Finding, Severity, declare, dropping, finding
 from ..base.globs import expand, has_magic
-from ..base.text import Span
+from ..base.text import Span, decode
 from ..checks import CheckCache, CorpusState, check_golden, check_run
 from ..checks.suppress import apply_suppressions
 from ..compare import Comparer, Comparisons
 from ..coverage.pool import Pool, PoolCache
-from ..formats import detect, get, parse_as
+from ..formats import detect, get, parse_as, run_yaml, trec_run
 from ..formats.beir_layout import beir_dataset
 from ..formats.corpus import Corpus, CorpusError, load_corpus
-from ..formats.format import Role
+from ..formats.format import Format, Role
+from ..formats.run_yaml import qrels_named
 from ..formats.topics import Topics, parse_topics
+from ..formats.trec_stream import StreamStats, all_taken, stream_rankings
 from ..metrics import (
     Evaluation,
     Metric,
@@ -34,6 +37,7 @@ from ..metrics import (
     Since,
     default_metrics,
     evaluate,
+    evaluate_stream,
     parse_metric,
 )
 from ..model import FileKind, Qrels, Ref, Run
@@ -43,6 +47,9 @@ from .comparing import QR115, BaseChoice, choose_base, compare_runs
 from .config import Config, QrelsBinding
 from .incremental import EntryEdit, reparse
 from .judging import pool_of
+
+if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
+    from ..search.bm25 import BM25Index
 
 declare(
     "QR111",
@@ -62,6 +69,7 @@ declare(
 
 # Corpora this small are indexed on the spot (tens of milliseconds); larger ones in the background.
 SMALL_CORPUS = 2000
+HEAD_BYTES = 1 << 16  # what content detection of a streamed run reads
 
 Reader = Callable[[Path], tuple[str | None, str | None]]
 NOT_A_RUN = "not a run file"
@@ -79,6 +87,59 @@ class RunResult:
     error: str | None = None
     rankings: dict[str, list[str]] = field(default_factory=dict)  # qid -> ids, evaluation order
     baseline: bool = False  # the BM25 baseline, computed from the corpus, not read from a file
+
+
+RunReading = tuple[Path, str, "Format"]
+
+
+@dataclass(slots=True)
+class Pending:
+    """What an analysis left unread rather than wait for it (``Project.analyse(defer=True)``,
+    the editor's): run texts whose rankings are not read yet, and the workspace's run YAML
+    texts whose ``qrels:`` the reverse links need. :func:`read_pending` reads them touching no
+    project state (the editor runs it on its background thread); :meth:`Project.provide` takes
+    what it read, and the next analysis is whole."""
+
+    runs: list[RunReading] = field(default_factory=list)
+    names: list[tuple[Path, str]] | None = None  # None: the reverse links are known
+    files: list[Path] = field(default_factory=list)  # the run files the workspace's globs match
+
+    def __bool__(self) -> bool:
+        return bool(self.runs) or self.names is not None
+
+
+@dataclass(slots=True)
+class Loaded:
+    """What :func:`read_pending` read: each run's rankings and name, each run YAML's ``qrels:``."""
+
+    runs: list[tuple[Path, str, dict[str, list[str]], str | None]]
+    names: list[tuple[Path, Ref | None]] | None
+    files: list[Path]
+
+
+def read_pending(pending: Pending, pause: Callable[[], object] | None = None) -> Loaded:
+    """Read what ``pending`` names: pure (texts in, rankings and names out), for a thread of its
+    own; ``pause`` is called between files (the editor's: wait while a keystroke is answered)."""
+    runs = []
+    for path, text, fmt in pending.runs:
+        if pause is not None:
+            pause()
+        assert fmt.read_rankings is not None
+        rankings = fmt.read_rankings(text)
+        runs.append((path, text, rankings, fmt.named(text) if fmt.named is not None else None))
+    names = None
+    if pending.names is not None:
+        names = []
+        for path, text in pending.names:
+            if pause is not None:
+                pause()
+            names.append((path, qrels_named(text)))
+    return Loaded(runs, names, pending.files)
+
+
+DEFER_CHARS = 1 << 20
+"""Runs smaller than this are read in the analysis that needs them (milliseconds); larger ones,
+when the analysis may defer them, after the golden set's own findings are out."""
 
 
 @dataclass(slots=True)
@@ -129,6 +190,10 @@ class Analysis:
     # The judging queue of a golden set's runs, made on demand too (`Project.pool`).
     pool: Pool | None = None
     pooled: bool = False
+    # Runs not read yet (their file names), and what is left to read: a deferred analysis
+    # (``Project.analyse(defer=True)``) shows the golden set's own findings at once.
+    loading: list[str] = field(default_factory=list)
+    pending: Pending | None = None
 
     def changed_since(self, last: Analysis) -> frozenset[str] | None:
         """The queries whose entry or numbers may differ from ``last``'s, when this analysis was
@@ -144,6 +209,8 @@ class Analysis:
         else:
             return None
         if [(r.path, r.name) for r in self.runs] != [(r.path, r.name) for r in last.runs]:
+            return None
+        if self.loading != last.loading:
             return None
         for now, before in zip(self.runs, last.runs, strict=True):
             ev, was = now.evaluation, before.evaluation.per_query
@@ -194,8 +261,13 @@ class Project:
         lens_metrics: bool = False,
         indexes: IndexCache | None = None,
         build_indexes: bool = False,
+        stream_over: int | None = None,
     ) -> None:
         self.config = config
+        # TREC runs larger than this are scored as they are read, this many bytes at a time (the
+        # command line; the editor holds every file it reads, up to the cap of base/files.py).
+        self.stream_over = stream_over
+        self._streams: dict[Path, StreamStats] = {}
         self.lens_metrics = lens_metrics  # always compute recall@k and mrr (the lenses' numbers)
         self.indexes = indexes if indexes is not None else IndexCache()
         self.build_indexes = (
@@ -208,7 +280,7 @@ class Project:
         self._comparers: dict[Path, Comparer] = {}  # per golden set: resampling kept per edit
         self._pools: dict[Path, PoolCache] = {}  # per golden set: each question's unjudged pairs
         self._rankings: dict[Path, tuple[Run, dict[str, list[str]]]] = {}
-        self._fast_runs: dict[Path, tuple[str, dict[str, list[str]]]] = {}
+        self._fast_runs: dict[Path, tuple[str, dict[str, list[str]], str | None]] = {}
         self._reader = read
         self.boundary = boundary
         self.progress = progress
@@ -372,7 +444,9 @@ class Project:
                 found.update(resolve(p) for p in self._bound_runs(binding))
         return sorted(found)
 
-    def context(self, path: Path, kind: FileKind, qrels: Qrels) -> QrelsContext:
+    def context(
+        self, path: Path, kind: FileKind, qrels: Qrels, pending: Pending | None = None
+    ) -> QrelsContext:
         folder = resolve(path).parent
         binding = self.binding(path)
         if binding is None and kind == "beir-qrels":
@@ -407,7 +481,7 @@ class Project:
         matches = {p: e.paths for p, e in expansions.items()}
         problems = {p: (e.refused, e.problem) for p, e in expansions.items() if e.problem}
         bound = self._bound_runs(binding) if binding is not None else []
-        linked = [*matches.values(), bound, self.runs_naming(path)]
+        linked = [*matches.values(), bound, self.runs_naming(path, pending)]
         metrics = _metrics(self.config.metrics, k)
         if self.lens_metrics:  # the lenses' numbers, and the coverage the first line watches
             shown = (Metric("recall", k), Metric("mrr"), Metric("judged", k))
@@ -442,35 +516,54 @@ class Project:
         base = self.config.root or binding.path.parent
         return _union(expand(base, p, self.boundary).paths for p in binding.runs)
 
-    def runs_naming(self, golden: Path) -> list[Path]:
+    def runs_naming(self, golden: Path, pending: Pending | None = None) -> list[Path]:
         """The runs whose ``qrels:`` names ``golden``: the workspace's run YAML files (the
-        configured run globs) and any run analysed since, in path order."""
+        configured run globs) and any run analysed since, in path order. With ``pending``,
+        run YAML files not read yet are left to it (the ones known so far are returned)."""
         target = resolve(golden)
-        self._scan_run_files()
+        if pending is None or self._run_files is not None:
+            self._scan_run_files()
+        else:
+            files, unread = self._unscanned()
+            if sum(len(text) for _path, text in unread) >= DEFER_CHARS:
+                pending.names, pending.files = unread, files
+            else:  # small: read now (milliseconds)
+                self.provide(read_pending(Pending(names=unread, files=files)))
         return sorted(run for run, named in self._names.items() if named == target)
 
     def _scan_run_files(self) -> None:
         """Read the ``qrels:`` of each run YAML file in the workspace not yet known; only a
         run YAML can name its golden set (TREC, JSON and TSV runs cannot)."""
-        if self._run_files is not None:
-            return
+        if self._run_files is None:
+            files, unread = self._unscanned()
+            self.provide(read_pending(Pending(names=unread, files=files)))
+
+    def _unscanned(self) -> tuple[list[Path], list[tuple[Path, str]]]:
+        """The run files the configured globs match, and the texts of the run YAML files among
+        them whose ``qrels:`` is not known yet."""
         root = self.config.root
         found: list[Path] = []
         if root is not None:
             for pattern in self.config.runs:
                 found.extend(expand(root, pattern, self.boundary).paths)
-        self._run_files = sorted({resolve(p) for p in found})
-        for path in self._run_files:
+        files = sorted({resolve(p) for p in found})
+        unread: list[tuple[Path, str]] = []
+        for path in files:
             if path in self._names or path.suffix.lower() not in (".yaml", ".yml"):
                 continue
-            _kind, _text, model, _error = self.load(path)
-            self._names[path] = self._named_by(path, model) if isinstance(model, Run) else None
+            text, _ = self.read(path)
+            fmt = detect(path, text, self.config, "run") if text is not None else None
+            if text is not None and fmt is run_yaml.FORMAT:
+                unread.append((path, text))  # its `qrels:` only, not its span model
+            else:
+                self._names[path] = None
+        return files, unread
 
-    def _named_by(self, run_path: Path, run: Run) -> Path | None:
+    def _named_by(self, run_path: Path, qrels: Ref | None) -> Path | None:
         """The golden set a run's ``qrels:`` names, if it is a file inside the boundary."""
-        if run.qrels is None:
+        if qrels is None:
             return None
-        target = self.boundary.resolve(resolve(run_path).parent / run.qrels.value)
+        target = self.boundary.resolve(resolve(run_path).parent / qrels.value)
         return target if target is not None and target.is_file() else None
 
     def _golden_beside(self, run_path: Path) -> tuple[str, ...]:
@@ -504,22 +597,61 @@ class Project:
     # -- analysis -----------------------------------------------------------------------------
     def score_run(self, ctx: QrelsContext, path: Path, *, fast: bool = False) -> RunResult:
         """Score one run file. ``fast`` reads a TREC run without spans or findings (the CLI's
-        ``score`` on a million-line run needs the ranking, not the editor's model)."""
-        run, rankings, error = self._read_run(path, fast=fast)
-        return self._scored(ctx, path, run, rankings, error)
+        ``score`` on a million-line run needs the ranking, not the editor's model), and
+        streams one larger than ``stream_over`` bytes."""
+        if fast and self.stream_over is not None:
+            streamed = self._streamed_run(ctx, path)
+            if streamed is not None:
+                return streamed
+        run, rankings, error, name = self._read_run(path, fast=fast)
+        evaluation = self._evaluate(ctx, rankings, path)
+        return RunResult(resolve(path), name, run, evaluation, error, rankings)
+
+    def _streamed_run(self, ctx: QrelsContext, path: Path) -> RunResult | None:
+        """A TREC run larger than ``stream_over``, scored as it is read, a block of queries at
+        a time (:mod:`..formats.trec_stream`); None for any other file (read whole)."""
+        assert self.stream_over is not None
+        if not self.boundary.allows(path):
+            return None
+        try:
+            if os.stat(path).st_size <= self.stream_over:
+                return None
+        except (OSError, ValueError):
+            return None
+        head, _ = read_regular(path, HEAD_BYTES)
+        if head is None:
+            return None
+        text = decode(head, keep_bytes=True)[0]
+        text = text[: text.rfind("\n") + 1] or text  # whole lines, for content detection
+        if detect(path, text, self.config, "run") is not trec_run.FORMAT:
+            return None
+        stats = StreamStats()
+        evaluation = evaluate_stream(
+            ctx.grades,
+            stream_rankings(path, stats, chunk_bytes=self.stream_over),
+            ctx.metrics,
+            level=ctx.level,
+            unanswerable=ctx.unanswerable,
+        )
+        self._streams[resolve(path)] = stats
+        error = stats.error
+        if error is None and not stats.queries:
+            error = f"{_read_as(trec_run.FORMAT.name)}, it holds no ranking" + _why(stats.dropped)
+        return RunResult(resolve(path), run_name(path, None), None, evaluation, error)
 
     def _read_run(
         self, path: Path, *, fast: bool
-    ) -> tuple[Run | None, dict[str, list[str]], str | None]:
-        """A run's (model, rankings, why it cannot be scored): a file that cannot be read, is no
-        run, or reads as no ranking is an error that names the format it was read as."""
+    ) -> tuple[Run | None, dict[str, list[str]], str | None, str]:
+        """A run's (model, rankings, why it cannot be scored, name): a file that cannot be
+        read, is no run, or reads as no ranking is an error that names the format it was read
+        as."""
         if fast:
             text, _ = self.read(path)
             fmt = detect(path, text, self.config, "run") if text is not None else None
             if text is not None and fmt is not None and fmt.read_rankings is not None:
-                rankings = self._fast_rankings(path, text, fmt.read_rankings)
+                rankings, named = self._fast_rankings(path, text, fmt)
                 if rankings or not text.strip():
-                    return None, rankings, None
+                    return None, rankings, None, named or run_name(path, None)
                 # Nothing read: the spans model below says why.
         kind, text, model, error = self.load(path, role="run")
         run = model if isinstance(model, Run) else None
@@ -527,13 +659,21 @@ class Project:
             error = f"{NOT_A_RUN} ({_read_as(kind)})"
         elif run is not None and not run.rankings and text is not None and text.strip():
             error = f"{_read_as(kind)}, it holds no ranking" + _why(run.findings)
-        return run, self._ranked_ids(path, run), error
+        elif error is not None and error.startswith(TOO_LARGE) and self.stream_over is None:
+            error += (
+                ", more than the editor holds of a file; `qrels-lsp score` and `compare` read a "
+                "TREC run of any size"
+            )
+        return run, self._ranked_ids(path, run), error, run_name(path, run)
 
     def runid(self, result: RunResult) -> str:
         """A run's own name as trec_eval prints it (runid): a TREC run's tag column, else
         the name qrels-lsp gives it."""
         if result.baseline:
             return result.name
+        streamed = self._streams.get(result.path)
+        if streamed is not None:
+            return streamed.tag or result.name
         text, _ = self.read(result.path)
         fmt = detect(result.path, text, self.config, "run") if text is not None else None
         tag = fmt.run_tag(text) if text is not None and fmt is not None and fmt.run_tag else None
@@ -544,24 +684,57 @@ class Project:
         duplicate, an id of the wrong type). ``entries``: how many judgments or ranked ids a
         span-free reader took; when the file has no more lines than that, nothing was left out
         and it is not parsed again with spans (a clean million-line run costs one count)."""
+        streamed = self._streams.get(resolve(path))
+        if streamed is not None:
+            return streamed.dropped
         if entries is not None:
             text, _ = self.read(path)
-            if text is not None and _all_taken(text, entries):
+            if text is not None and all_taken(text, entries):
+                return []
+            fmt = detect(path, text, self.config, role) if text is not None else None
+            if text is not None and fmt is not None and fmt.clean is not None and fmt.clean(text):
                 return []
         _kind, _text, model, _error = self.load(path, role=role)  # read as scoring read it
         return dropping(model.findings) if model is not None else []
 
     def _fast_rankings(
-        self, path: Path, text: str, read: Callable[[str], dict[str, list[str]]]
-    ) -> dict[str, list[str]]:
-        """A run's rankings without its span model, once per text of the file."""
-        key = resolve(path)
-        hit = self._fast_runs.get(key)
+        self, path: Path, text: str, fmt: Format
+    ) -> tuple[dict[str, list[str]], str | None]:
+        """A run's rankings and the name it gives itself, without its span model, once per
+        text of the file."""
+        hit = self._fast_hit(path, text)
+        if hit is not None:
+            return hit
+        loaded = read_pending(Pending(runs=[(path, text, fmt)])).runs[0]
+        self._fast_runs[resolve(path)] = loaded[1:]
+        return loaded[2], loaded[3]
+
+    def _fast_hit(self, path: Path, text: str) -> tuple[dict[str, list[str]], str | None] | None:
+        hit = self._fast_runs.get(resolve(path))
         if hit is not None and (hit[0] is text or hit[0] == text):
-            return hit[1]
-        rankings = read(text)
-        self._fast_runs[key] = (text, rankings)
-        return rankings
+            return hit[1], hit[2]
+        return None
+
+    def _unread(self, path: Path) -> RunReading | None:
+        """What reading a run's rankings takes, when it is large and not read yet (else None:
+        it is read at once, or cannot be, which is said at once)."""
+        text, _ = self.read(path)
+        if text is None or len(text) < DEFER_CHARS or self._fast_hit(path, text) is not None:
+            return None
+        fmt = detect(path, text, self.config, "run")
+        if fmt is None or fmt.read_rankings is None:
+            return None
+        return resolve(path), text, fmt
+
+    def provide(self, loaded: Loaded) -> None:
+        """Take what :func:`read_pending` read for an analysis that deferred it."""
+        for path, text, rankings, name in loaded.runs:
+            self._fast_runs[path] = (text, rankings, name)
+        if loaded.names is not None and self._run_files is None:
+            for path, ref in loaded.names:
+                if path not in self._names:
+                    self._names[path] = self._named_by(path, ref)
+            self._run_files = loaded.files
 
     def _score_cache(self, golden: Path, run: Path | None) -> ScoreCache:
         key = (resolve(golden), resolve(run) if run is not None else None)
@@ -579,17 +752,6 @@ class Project:
         rankings = run.ranked_ids()
         self._rankings[key] = (run, rankings)
         return rankings
-
-    def _scored(
-        self,
-        ctx: QrelsContext,
-        path: Path,
-        run: Run | None,
-        rankings: dict[str, list[str]],
-        error: str | None,
-    ) -> RunResult:
-        evaluation = self._evaluate(ctx, rankings, path)
-        return RunResult(resolve(path), run_name(path, run), run, evaluation, error, rankings)
 
     def _evaluate(
         self,
@@ -627,15 +789,31 @@ class Project:
         evaluation = self._evaluate(ctx, rankings, None, since)
         return RunResult(ctx.path, BASELINE_NAME, None, evaluation, None, rankings, baseline=True)
 
-    def analyse(self, path: Path, *, with_runs: bool = True) -> Analysis | None:
-        """Findings (suppressed as configured) and numbers for one file; None if not ours."""
+    def warm_baseline(
+        self, index: BM25Index, questions: list[str | None], pause: Callable[[], object]
+    ) -> None:
+        """Rank a golden set's questions against a new index ahead of the analysis that shows
+        the baseline. The one method another thread than the analysis thread may call: it
+        touches only the baseline cache, which has a lock."""
+        self._baselines.warm(index, questions, pause)
+
+    def analyse(
+        self, path: Path, *, with_runs: bool = True, defer: bool = False
+    ) -> Analysis | None:
+        """Findings (suppressed as configured) and numbers for one file; None if not ours.
+
+        ``defer``: a golden set's large runs not read yet, and the workspace's run YAML files
+        the reverse links need, are left to the analysis's ``pending`` (the editor reads them
+        on another thread and analyses again): the golden set's own findings (syntax, shape,
+        corpus ids) need none of them, and the lens of each such run says it is loading."""
         kind, text, model, error = self.load(path)
         if error is not None and text is None:
             return None
         if kind is None or model is None or text is None:
             return None
         if isinstance(model, Qrels):
-            own = self.context(path, kind, model)
+            pending = Pending() if defer else None
+            own = self.context(path, kind, model, pending)
             checks = self._checks.setdefault(resolve(path), CheckCache())
             edit = self.edit_of(path, model)
             found = list(model.findings) + check_golden(
@@ -643,7 +821,8 @@ class Project:
             )
             # A golden set needs its runs' rankings, not their span models (a TREC run of a
             # million lines would be a million objects): the run's own file has those.
-            runs = self.golden_runs(own) if with_runs else []
+            runs = self.golden_runs(own, pending=pending) if with_runs else []
+            loading = [p.name for p, _text, _fmt in pending.runs] if pending else []
             # Why a listed run cannot be scored: from its scoring, or (`check`, which scores
             # nothing) from reading it.
             if with_runs:
@@ -651,7 +830,7 @@ class Project:
             else:
                 unscored = {resolve(p): self._read_run(p, fast=True)[2] for p in own.run_paths}
             base = choose_base(own, runs) if with_runs else BaseChoice(None)
-            if base.problem is not None and model.compare_to is not None:
+            if base.problem is not None and model.compare_to is not None and not pending:
                 found.append(finding(QR115, model.compare_to.span, base.problem + "."))
             found += _outside(own, model)
             for ref in model.runs:
@@ -666,7 +845,19 @@ class Project:
                 found += _unscored(ref.value, ref.span, errors)
             found += _replacement_characters(text)
             found = self._suppress(found, text)
-            return Analysis(path, kind, text, found, model, own, runs, edit, base.base)
+            return Analysis(
+                path,
+                kind,
+                text,
+                found,
+                model,
+                own,
+                runs,
+                edit,
+                base.base,
+                loading=loading,
+                pending=pending or None,
+            )
         golden_path, reason = self.golden_of(path, model)
         self._scan_run_files()
         self._names[resolve(path)] = golden_path if model.qrels is not None else None
@@ -699,21 +890,7 @@ class Project:
         """The comparison of a golden set's runs with its base (kept on ``analysis``); for a
         run file, the golden set's comparison, of which the editor shows this run's part (so
         that its p-values are adjusted over the same family as in the golden set)."""
-        if analysis.compared:
-            return analysis.comparisons
-        ctx = analysis.context
-        if ctx is not None:
-            runs = analysis.runs
-            if isinstance(analysis.model, Run):
-                runs = self.golden_runs(ctx, analysis.runs[0] if analysis.runs else None)
-                analysis.base = choose_base(ctx, runs).base
-            if analysis.base is not None:
-                comparer = self._comparers.setdefault(ctx.path, Comparer())
-                analysis.comparisons = compare_runs(ctx, runs, analysis.base, comparer=comparer)
-        # Said last: the editor reads it to skip this call, and must not skip it while it runs
-        # (a second lens request would be answered without the comparison).
-        analysis.compared = True
-        return analysis.comparisons
+        return self.compare_job(analysis)()
 
     def pool(self, analysis: Analysis) -> Pool | None:
         """A golden set's judging queue over its runs (kept on ``analysis``); None for a run
@@ -728,13 +905,54 @@ class Project:
         analysis.pooled = True  # said last, as in `compare`
         return analysis.pool
 
-    def golden_runs(self, ctx: QrelsContext, own: RunResult | None = None) -> list[RunResult]:
+    def compare_job(
+        self, analysis: Analysis, pause: Callable[[], object] | None = None
+    ) -> Callable[[], Comparisons | None]:
+        """:meth:`compare` in two parts: the runs and the base are gathered now (project
+        state); the function returned makes the comparison (seconds, the first time, at ten
+        thousand questions) and touches nothing of the project but the golden set's
+        ``Comparer``, so the editor runs it on a thread of its own, where it cannot delay a
+        keystroke's analysis (one comparison at a time: a ``Comparer`` is corrected in place);
+        ``pause`` is called between the chunks of a fresh resampling."""
+        if analysis.compared:
+            return lambda: analysis.comparisons
+        ctx = analysis.context
+        runs, base = analysis.runs, analysis.base
+        if ctx is not None and isinstance(analysis.model, Run):
+            runs = self.golden_runs(ctx, analysis.runs[0] if analysis.runs else None)
+            base = choose_base(ctx, runs).base
+        comparer = None
+        if ctx is not None and base is not None:
+            comparer = self._comparers.setdefault(ctx.path, Comparer())
+
+        def job() -> Comparisons | None:
+            if ctx is not None and base is not None:
+                analysis.comparisons = compare_runs(ctx, runs, base, comparer=comparer, pause=pause)
+            analysis.base = base
+            # Said last: the editor reads it to skip this call, and must not skip it while it
+            # runs (a second lens request would be answered without the comparison).
+            analysis.compared = True
+            return analysis.comparisons
+
+        return job
+
+    def golden_runs(
+        self, ctx: QrelsContext, own: RunResult | None = None, pending: Pending | None = None
+    ) -> list[RunResult]:
         """A golden set's runs scored (``own``, the open run file's result, in its place) and its
-        BM25 baseline when it is ready: what its lenses compare."""
-        runs = [
-            own if own is not None and own.path == resolve(p) else self.score_run(ctx, p, fast=True)
-            for p in ctx.run_paths
-        ]
+        BM25 baseline when it is ready: what its lenses compare. With ``pending``, a large run
+        not read yet is left to it instead of read now."""
+        runs = []
+        for p in ctx.run_paths:
+            if own is not None and own.path == resolve(p):
+                runs.append(own)
+                continue
+            unread = self._unread(p) if pending is not None else None
+            if unread is not None:
+                assert pending is not None
+                pending.runs.append(unread)
+            else:
+                runs.append(self.score_run(ctx, p, fast=True))
         if self.config.bm25_baseline:
             base = self.baseline(ctx, build=self.build_indexes)
             if base is not None:
@@ -841,19 +1059,6 @@ def _why(found: list[Finding]) -> str:
     if not left:
         return " (no line or entry of one)"
     return f" ({len(left):,} left out; the first: {left[0].message})"
-
-
-def _all_taken(text: str, entries: int) -> bool:
-    """Whether ``entries`` is at least the text's lines holding anything, counted in C: at most
-    the file's lines (a line of blanks counts, so a file with one only makes
-    :meth:`Project.dropped` look closer, never miss a drop). Empty lines are counted only when
-    the lines alone are more than the entries (a clean million-line run: one count, not two)."""
-    if not text:
-        return True
-    lines = text.count("\n") + (not text.endswith("\n"))
-    if entries >= lines:
-        return True
-    return entries >= lines - text.count("\n\n") - text.startswith("\n")
 
 
 def _union(groups: Iterable[list[Path]]) -> list[Path]:

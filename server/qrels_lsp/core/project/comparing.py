@@ -9,7 +9,7 @@ beat), else the first run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -85,10 +85,11 @@ def compare_runs(
     comparer: Comparer | None = None,
     alpha: float | None = None,
     min_difference: float | None = None,
+    pause: Callable[[], object] | None = None,
 ) -> Comparisons | None:
     """Every other scorable run against ``base`` over the golden set's queries, for ``metrics``
     (default: the context's measures of effectiveness, not judged@k); None when there is
-    nothing to compare with."""
+    nothing to compare with. ``pause``: called between chunks of a fresh resampling."""
     others = [(r.name, r.evaluation.per_query) for r in runs if r is not base and not r.error]
     if not others:
         return None
@@ -105,4 +106,5 @@ def compare_runs(
         names,
         alpha=ctx.alpha if alpha is None else alpha,
         min_difference=ctx.min_difference if min_difference is None else min_difference,
+        pause=pause,
     )

@@ -10,6 +10,7 @@ Rankings are cached per question text: an edit to one question re-scores that qu
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from ..metrics import Since, trec_eval_order
@@ -57,6 +58,33 @@ class BaselineCache:
             self._last = (qrels, out)
             return out, since
 
+    def warm(
+        self,
+        index: BM25Index,
+        questions: Iterable[str | None],
+        pause: Callable[[], object] | None = None,
+        depth: int = DEFAULT_DEPTH,
+    ) -> None:
+        """Rank ``questions`` now, so that the next :meth:`rankings` finds them ranked: what
+        the editor does on its background thread right after building an index (ten thousand
+        questions take seconds, which no keystroke's analysis should wait for). The lock is
+        taken per question, never while one is ranked; ``pause`` is called between them."""
+        with self._lock:
+            if index is not self._index or depth != self._depth:
+                self._index, self._depth, self._rankings = index, depth, {}
+                self._last = None
+        for question in questions:
+            text = (question or "").strip()
+            if not text or text in self._rankings:
+                continue
+            if pause is not None:
+                pause()
+            ranking = trec_eval_order(index.top_ids(tokenize(text), depth))
+            with self._lock:
+                if index is not self._index or depth != self._depth:
+                    return  # another index came meanwhile
+                self._rankings[text] = ranking
+
     def _all(self, qrels: Qrels) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for qid, query in qrels.queries.items():
@@ -95,14 +123,16 @@ class BaselineCache:
         return ranking
 
 
-def baseline_trec(qrels: Qrels, index: BM25Index, depth: int = DEFAULT_DEPTH) -> str:
-    """The baseline as a TREC run (real BM25 scores), for trec_eval, ranx or a dashboard."""
-    lines = []
+def baseline_trec(qrels: Qrels, index: BM25Index, depth: int = DEFAULT_DEPTH) -> Iterator[str]:
+    """The baseline as TREC run lines (real BM25 scores), for trec_eval, ranx or a dashboard:
+    one query's lines at a time, so that a deep run of many questions is written as it is
+    made, never held whole."""
     for qid, query in qrels.queries.items():
         question = (query.question or "").strip()
         if not question:
             continue
         scored = dict(index.top_ids(tokenize(question), depth))
-        for rank, doc in enumerate(trec_eval_order(scored.items()), start=1):
-            lines.append(f"{qid} Q0 {doc} {rank} {scored[doc]!r} {BASELINE_TAG}")
-    return "\n".join(lines) + ("\n" if lines else "")
+        yield "".join(
+            f"{qid} Q0 {doc} {rank} {scored[doc]!r} {BASELINE_TAG}\n"
+            for rank, doc in enumerate(trec_eval_order(scored.items()), start=1)
+        )

@@ -21,6 +21,8 @@ from ..convert import Positions, RawJSON, uri_of
 from ..pieces import LINE, Last, PieceCache, Placed
 from ..state import State
 
+COMPARE_WAIT_S = 1.0
+"""How long a lens request waits for its comparison (after an edit: milliseconds)."""
 EXPLAIN_COMMAND = "qrels-lsp.explainQuery"
 COMPARE_COMMAND = "qrels-lsp.compareRuns"
 JUDGE_NEXT_COMMAND = "qrels-lsp.judgeNext"
@@ -126,9 +128,11 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return []
-        if analysis.context is not None and not (analysis.compared and analysis.pooled):
+        # A comparison not made in time is shown as being made; the lenses are refreshed then.
+        await session.compared(analysis, COMPARE_WAIT_S)
+        if analysis.context is not None and not analysis.pooled:
             project = session.project
-            await session.run(lambda: (project.compare(analysis), project.pool(analysis)))
+            await session.run(lambda: project.pool(analysis))
         pos = session.positions(uri, analysis.text)
         path = str(analysis.path)
         encoder = encoders.get(uri)
@@ -156,6 +160,7 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return ""
+        await session.compared(analysis)
         project = session.project
         text = await session.run(lambda: comparison_report(project, analysis))
         if text:

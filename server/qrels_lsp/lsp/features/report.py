@@ -19,7 +19,8 @@ from .lenses import REPORT_COMMAND
 
 
 def report_of(project: Project, analysis: Analysis) -> str:
-    """The report of a golden set's runs, as its lenses show them (on the analysis thread)."""
+    """The report of a golden set's runs, as its lenses show them, once their comparison is
+    made (on the reports thread: it touches nothing of the project then)."""
     ctx = analysis.context
     assert ctx is not None
     comparisons = project.compare(analysis)
@@ -42,8 +43,9 @@ def register(server: LanguageServer, state: State) -> None:
         if analysis.context.blind_judging:
             client.inform("Judging blind: the report, which shows what the runs say, is off.")
             return None
-        project = session.project
-        html = await session.run(lambda: report_of(project, analysis))
+        await session.compared(analysis)
+        project = session.project  # (the comparison made, the report is numbers and text)
+        html = await session.reporting(lambda: report_of(project, analysis))
         if args.get("inline") is True:
             return {"html": html}
         target = await session.run(lambda: write_report(analysis.path, html))

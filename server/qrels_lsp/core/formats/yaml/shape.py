@@ -177,16 +177,21 @@ def read_entries(
             continue
         entry = parse(key, value)
         if qid in into:
-            p.add(
-                "QR101",
-                key.span,
-                f"Query id `{qid}` is given twice; only the first is scored here, while other "
-                "YAML readers (PyYAML, pytrec_eval scripts) silently keep the last and lose the "
-                "first's judgments. Rename one or merge them.",
-                related=(Related(into[qid].span, f"`{qid}` first given here"),),
-            )
+            duplicate_query(p, qid, key.span, into[qid].span)
             continue
         into[qid] = entry
+
+
+def duplicate_query(p: ShapeReader, qid: str, span: Span, first: Span) -> None:
+    """QR101: a query id given again at ``span``, first given at ``first``."""
+    p.add(
+        "QR101",
+        span,
+        f"Query id `{qid}` is given twice; only the first is scored here, while other "
+        "YAML readers (PyYAML, pytrec_eval scripts) silently keep the last and lose the "
+        "first's judgments. Rename one or merge them.",
+        related=(Related(first, f"`{qid}` first given here"),),
+    )
 
 
 def doc_id(p: ShapeReader, node: YNode) -> str | None:
