@@ -186,7 +186,9 @@ def test_golden_set_lenses_problems_and_trec_highlighting(
     lens_titles = expected[0] + expected[lines[first]]
     assert [t.split(" · ")[0] for t in expected[0] if " vs " in t] == [
         "dense vs bm25",
+        "passages vs bm25",  # a run of chunks, scored by document
         "hybrid vs bm25",
+        "rrf vs bm25",  # the golden set's fused run
     ]
     problems = []
     for line, code in sorted(planted(text).items()):

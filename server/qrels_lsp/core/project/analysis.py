@@ -9,7 +9,7 @@ corpora are cached; the owner invalidates them when files change.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,13 +19,16 @@ from ..base.findings import Finding, Severity, declare, dropping, finding
 from ..base.globs import expand, has_magic
 from ..base.text import Span
 from ..checks import CheckCache, CorpusState, check_golden, check_run
+from ..checks.run_chunks import QR209, matches_no_document
 from ..checks.suppress import apply_suppressions
+from ..chunks import ChunkedRankings, ChunkRule, mapper, scored_documents
 from ..compare import Comparer, Comparisons
 from ..formats import detect, get, parse_as
 from ..formats.beir_layout import beir_dataset
 from ..formats.corpus import Corpus, CorpusError, load_corpus
 from ..formats.format import Role
 from ..formats.topics import Topics, parse_topics
+from ..fusion import Fuser, Fusion, Input
 from ..metrics import (
     Evaluation,
     Metric,
@@ -40,6 +43,7 @@ from ..search.baseline import BASELINE_NAME, BaselineCache
 from ..search.indexes import IndexCache
 from .comparing import QR115, BaseChoice, choose_base, compare_runs
 from .config import Config, QrelsBinding
+from .fusing import resolve as resolve_fusion
 from .incremental import EntryEdit, reparse
 
 declare(
@@ -77,6 +81,13 @@ class RunResult:
     error: str | None = None
     rankings: dict[str, list[str]] = field(default_factory=dict)  # qid -> ids, evaluation order
     baseline: bool = False  # the BM25 baseline, computed from the corpus, not read from a file
+    fusion: Fusion | None = None  # a fused run: how it was made from the golden set's runs
+    scores: dict[str, list[float]] | None = None  # a fused run's scores, in ``rankings`` order
+
+    @property
+    def from_file(self) -> bool:
+        """Read from the file at ``path`` (not the BM25 baseline, not a fused run)."""
+        return not self.baseline and self.fusion is None
 
 
 @dataclass(slots=True)
@@ -100,6 +111,8 @@ class QrelsContext:
     unanswerable: set[str] = field(default_factory=set)
     grades_since: Since | None = None  # how ``grades`` was made from the last ones, if it was
     compare_to: Ref | None = None  # the base run asked for (a golden set's key, the config's)
+    fusions: list[Fusion] = field(default_factory=list)  # runs fused from its runs
+    chunks: ChunkRule | None = None  # how its runs' ids map to its documents (runs of chunks)
     alpha: float = 0.05
     min_difference: float = 0.05
 
@@ -196,10 +209,13 @@ class Project:
         self._baselines = BaselineCache()
         # Per-file caches that make an edit cost what it touched (see core/project/incremental.py).
         self._checks: dict[Path, CheckCache] = {}
-        self._scores: dict[tuple[Path, Path | None], ScoreCache] = {}
+        self._scores: dict[tuple[Path, Path | str | None], ScoreCache] = {}
         self._comparers: dict[Path, Comparer] = {}  # per golden set: resampling kept per edit
         self._rankings: dict[Path, tuple[Run, dict[str, list[str]]]] = {}
         self._fast_runs: dict[Path, tuple[str, dict[str, list[str]]]] = {}
+        self._chunked: dict[Path, ChunkedRankings] = {}  # per run: its rankings of documents
+        self._run_scores: dict[Path, tuple[object, object, dict[str, list[float]]]] = {}
+        self._fusers: dict[tuple[Path, str], Fuser] = {}  # per golden set and fused run
         self._reader = read
         self.boundary = boundary
         self.progress = progress
@@ -402,6 +418,8 @@ class Project:
             unanswerable=judged.unanswerable,
             grades_since=judged.since,
             compare_to=_compare_to(qrels, binding, self.config),
+            fusions=_fusions(qrels, binding, self.config),
+            chunks=qrels.chunks or (binding.chunks if binding else None) or self.config.chunks,
             alpha=self.config.alpha,
             min_difference=self.config.min_difference,
         )
@@ -474,10 +492,10 @@ class Project:
     def score_run(self, ctx: QrelsContext, path: Path, *, fast: bool = False) -> RunResult:
         """Score one run file. ``fast`` reads a TREC run without spans or findings (the CLI's
         ``score`` on a million-line run needs the ranking, not the editor's model)."""
-        run, rankings, error = self._read_run(path, fast=fast)
+        run, rankings, error = self.read_run(path, fast=fast)
         return self._scored(ctx, path, run, rankings, error)
 
-    def _read_run(
+    def read_run(
         self, path: Path, *, fast: bool
     ) -> tuple[Run | None, dict[str, list[str]], str | None]:
         """A run's (model, rankings, why it cannot be scored): a file that cannot be read, is no
@@ -501,7 +519,7 @@ class Project:
     def runid(self, result: RunResult) -> str:
         """A run's own name as trec_eval prints it (runid): a TREC run's tag column, else
         the name qrels-lsp gives it."""
-        if result.baseline:
+        if not result.from_file:
             return result.name
         text, _ = self.read(result.path)
         fmt = detect(result.path, text, self.config, "run") if text is not None else None
@@ -532,8 +550,9 @@ class Project:
         self._fast_runs[key] = (text, rankings)
         return rankings
 
-    def _score_cache(self, golden: Path, run: Path | None) -> ScoreCache:
-        key = (resolve(golden), resolve(run) if run is not None else None)
+    def _score_cache(self, golden: Path, run: Path | str | None) -> ScoreCache:
+        """A run's (a fused run's, by its name; the baseline's, None) score cache."""
+        key = (resolve(golden), resolve(run) if isinstance(run, Path) else run)
         return self._scores.setdefault(key, ScoreCache())
 
     def _ranked_ids(self, path: Path, run: Run | None) -> dict[str, list[str]]:
@@ -557,6 +576,10 @@ class Project:
         rankings: dict[str, list[str]],
         error: str | None,
     ) -> RunResult:
+        if ctx.chunks is not None:
+            rankings = self._chunked.setdefault(resolve(path), ChunkedRankings()).of(
+                rankings, ctx.chunks
+            )
         evaluation = self._evaluate(ctx, rankings, path)
         return RunResult(resolve(path), run_name(path, run), run, evaluation, error, rankings)
 
@@ -564,7 +587,7 @@ class Project:
         self,
         ctx: QrelsContext,
         rankings: dict[str, list[str]],
-        run: Path | None,
+        run: Path | str | None,
         since: Since | None = None,
     ) -> Evaluation:
         """A run's (or, for None, the baseline's) scores, through its own score cache."""
@@ -612,13 +635,22 @@ class Project:
             )
             # A golden set needs its runs' rankings, not their span models (a TREC run of a
             # million lines would be a million objects): the run's own file has those.
-            runs = self.golden_runs(own) if with_runs else []
+            fused: list[Finding] = []
+            if with_runs:
+                runs = [self.score_run(own, p, fast=True) for p in own.run_paths]
+                runs = self.context_runs(
+                    own, runs, baseline=self.config.bm25_baseline, problems=fused
+                )
+            else:
+                runs = []
+                self.fused_runs(own, self._named_runs(own), fused, make=False)
+            found += fused + self._chunk_findings(own, runs)
             # Why a listed run cannot be scored: from its scoring, or (`check`, which scores
             # nothing) from reading it.
             if with_runs:
-                unscored = {r.path: r.error for r in runs if not r.baseline}
+                unscored = {r.path: r.error for r in runs if r.from_file}
             else:
-                unscored = {resolve(p): self._read_run(p, fast=True)[2] for p in own.run_paths}
+                unscored = {resolve(p): self.read_run(p, fast=True)[2] for p in own.run_paths}
             base = choose_base(own, runs) if with_runs else BaseChoice(None)
             if base.problem is not None and model.compare_to is not None:
                 found.append(finding(QR115, model.compare_to.span, base.problem + "."))
@@ -659,6 +691,8 @@ class Project:
             unbound_reason=reason,
             text=text,
             beside=self._golden_beside(path) if ctx is None else (),
+            chunks=ctx.chunks if ctx else None,
+            name=run_name(path, model),
         )
         runs = [self.score_run(ctx, path)] if ctx is not None else []
         found += _replacement_characters(text)
@@ -685,17 +719,146 @@ class Project:
         return analysis.comparisons
 
     def golden_runs(self, ctx: QrelsContext, own: RunResult | None = None) -> list[RunResult]:
-        """A golden set's runs scored (``own``, the open run file's result, in its place) and its
-        BM25 baseline when it is ready: what its lenses compare."""
+        """A golden set's runs scored (``own``, the open run file's result, in its place), its
+        BM25 baseline when it is ready and its fused runs: what its lenses compare, what `score`
+        and `compare` print."""
         runs = [
             own if own is not None and own.path == resolve(p) else self.score_run(ctx, p, fast=True)
             for p in ctx.run_paths
         ]
-        if self.config.bm25_baseline:
-            base = self.baseline(ctx, build=self.build_indexes)
-            if base is not None:
-                runs.append(base)
-        return runs
+        return self.context_runs(ctx, runs, baseline=self.config.bm25_baseline)
+
+    def context_runs(
+        self,
+        ctx: QrelsContext,
+        runs: list[RunResult],
+        *,
+        baseline: bool,
+        problems: list[Finding] | None = None,
+        build: bool | None = None,
+    ) -> list[RunResult]:
+        """``runs`` (scored against ``ctx``), the BM25 baseline when ``baseline`` and it is
+        ready, then the fused runs the context declares that can be made from them: the one list
+        every view of a golden set's runs reads. What is wrong with a fusion is appended to
+        ``problems`` (findings in the golden set)."""
+        build = self.build_indexes if build is None else build
+        out = list(runs)
+        shown = self.baseline(ctx, build=build) if baseline else None
+        if shown is not None:
+            out.append(shown)
+        out += self.fused_runs(ctx, out, problems, build=build)
+        return out
+
+    def fused_runs(
+        self,
+        ctx: QrelsContext,
+        runs: list[RunResult],
+        problems: list[Finding] | None = None,
+        *,
+        build: bool = False,
+        make: bool = True,
+    ) -> list[RunResult]:
+        """The context's fused runs made from ``runs`` (each fusion may name the ones before
+        it); ``make=False`` only checks them (``check`` scores nothing)."""
+        pool = [r for r in runs if not r.error]
+        fused: list[RunResult] = []
+        for fusion in ctx.fusions:
+            done = resolve_fusion(
+                ctx,
+                fusion,
+                pool,
+                lambda r: self.has_scores(ctx, r),
+                lambda: self.baseline(ctx, build=build),
+            )
+            if problems is not None:
+                problems.extend(done.findings)
+            if done.inputs is None or not make:
+                continue
+            result = self._fused(ctx, fusion, done.inputs)
+            pool.append(result)
+            fused.append(result)
+        return fused
+
+    def _fused(self, ctx: QrelsContext, fusion: Fusion, inputs: tuple[RunResult, ...]) -> RunResult:
+        from ..fusion import METHODS
+
+        scored = METHODS[fusion.method].needs_scores
+        given = [Input(r.rankings, self.run_scores(ctx, r) if scored else None) for r in inputs]
+        fuser = self._fusers.setdefault((ctx.path, fusion.name), Fuser())
+        done = fuser.fuse(fusion.params, given)
+        evaluation = self._evaluate(ctx, done.rankings, f"fusion {fusion.name}", done.since)
+        return RunResult(
+            ctx.path,
+            fusion.name,
+            None,
+            evaluation,
+            None,
+            done.rankings,
+            fusion=fusion,
+            scores=done.scores,
+        )
+
+    def has_scores(self, ctx: QrelsContext, result: RunResult) -> bool:
+        """Whether every document ``result`` ranks has a score (a fusion by scores needs them)."""
+        if not result.from_file:
+            return True
+        text, _ = self.read(result.path)
+        fmt = detect(result.path, text, self.config, "run") if text is not None else None
+        if fmt is not None and fmt.scored is not None:
+            return fmt.scored
+        run = result.run if result.run is not None else self.read_run(result.path, fast=False)[0]
+        return run is not None and all(
+            d.score is not None for ranking in run.rankings.values() for d in ranking.docs
+        )
+
+    def run_scores(self, ctx: QrelsContext, result: RunResult) -> Mapping[str, Sequence[float]]:
+        """The scores of ``result``'s rankings (of documents, after any chunk mapping), in their
+        order; a run without scores (see :meth:`has_scores`) is never asked."""
+        if result.fusion is not None:
+            return result.scores or {}
+        if result.baseline:
+            return self._baselines.scores(ctx.qrels, result.rankings)
+        run = result.run if result.run is not None else self.read_run(result.path, fast=False)[0]
+        key = resolve(result.path)
+        hit = self._run_scores.get(key)
+        if hit is not None and hit[0] is run and hit[1] is result.rankings:
+            return hit[2]
+        doc_of = mapper(ctx.chunks) if ctx.chunks is not None else None
+        out: dict[str, list[float]] = {}
+        for qid, ranking in (run.rankings if run is not None else {}).items():
+            pairs = [(d.doc_id, d.score if d.score is not None else 0.0) for d in ranking.docs]
+            given = dict(scored_documents(pairs, doc_of) if doc_of is not None else pairs)
+            out[qid] = [given.get(d, 0.0) for d in result.rankings.get(qid, ())]
+        self._run_scores[key] = (run, result.rankings, out)
+        return out
+
+    def _named_runs(self, ctx: QrelsContext) -> list[RunResult]:
+        """The golden set's runs by name, unscored (what ``check`` checks fusions against), and
+        its BM25 baseline when it has a corpus (its index is not built for that)."""
+        out = []
+        for p in ctx.run_paths:
+            run, rankings, error = self.read_run(p, fast=True)
+            out.append(RunResult(resolve(p), run_name(p, run), run, Evaluation(), error, rankings))
+        if self.config.bm25_baseline and isinstance(ctx.corpus, Corpus):
+            out.append(
+                RunResult(ctx.path, BASELINE_NAME, None, Evaluation(), None, {}, baseline=True)
+            )
+        return out
+
+    def _chunk_findings(self, ctx: QrelsContext, runs: list[RunResult]) -> list[Finding]:
+        """QR209 where the golden set writes `chunks:`, for each run whose ids its rule maps to
+        no document of the corpus (the rule is probably wrong for that run)."""
+        rule = ctx.chunks
+        if rule is None or not isinstance(ctx.corpus, Corpus):
+            return []
+        out = []
+        for r in runs:
+            if r.from_file and not r.error:
+                problem = matches_no_document(r.rankings, rule, ctx.corpus, r.name)
+                if problem is not None:
+                    span = rule.span if ctx.qrels.chunks is rule else Span(0, 0)
+                    out.append(finding(QR209, span, problem))
+        return out
 
     def _suppress(self, found: list[Finding], text: str) -> list[Finding]:
         kept = apply_suppressions(found, text, self.config.ignore)
@@ -762,6 +925,16 @@ def _attach_topics(qrels: Qrels, topics: Topics) -> None:
         topic = topics.get(qid)
         if topic is not None and query.question is None:
             query.question = topic.text
+
+
+def _fusions(qrels: Qrels, binding: QrelsBinding | None, config: Config) -> list[Fusion]:
+    """The fused runs asked for: the golden set's `fusions:`, else its `[[qrels]]` table's,
+    else the configuration's `[[fusions]]`."""
+    if qrels.fusions is not None:
+        return qrels.fusions
+    if binding is not None and binding.fusions is not None:
+        return list(binding.fusions)
+    return list(config.fusions)
 
 
 def _compare_to(qrels: Qrels, binding: QrelsBinding | None, config: Config) -> Ref | None:
