@@ -172,7 +172,9 @@ def params_of(method: str, norm: str | None, depth: int | None, n_runs: int) -> 
 @pytest.mark.slow
 @pytest.mark.parametrize(("method", "norm", "depth"), CASES)
 def test_core_fusion_equals_ranx(method: str, norm: str | None, depth: int | None) -> None:
-    for runs in (list(vaswani()), generated(7), generated(8, n_runs=2)):
+    # (2,000 queries of up to 60 documents: enough for the rare deviation whose square root C's
+    # pow(x, 0.5) rounds the other way from sqrt, which ranx's compiled code uses)
+    for runs in (list(vaswani()), generated(7), generated(8, n_runs=2, queries=2000)):
         params = params_of(method, norm, depth, len(runs))
         fused = fuse(params, inputs(runs))
         compared = assert_equal_to_ranx(

@@ -24,7 +24,7 @@ def planted(text: str) -> dict[int, str]:
 
 def key_lines(text: str, indent: int = 2) -> dict[str, int]:
     """0-based line of each mapping key at ``indent`` spaces (query ids of `queries:`/`results:`)."""
-    pattern = re.compile(rf"^ {{{indent}}}([^\s#:][^:]*):(\s|$)")
+    pattern = re.compile(rf"^ {{{indent}}}(?!- )([^\s#:][^:]*):(\s|$)")  # (not a `- ` item)
     out: dict[str, int] = {}
     for i, line in enumerate(text.splitlines()):
         m = pattern.match(line)

@@ -323,7 +323,7 @@ def test_screenshot(
         "COLORTERM": "truecolor",
     }
     sock = f"qrels-ci-{os.getpid()}"
-    cols, rows = 132, 30
+    cols, rows = 176, 30  # (five runs: the inlay ranks leave room for QR106 at 176)
     tmux = ["tmux", "-L", sock, "-f", "/dev/null"]
     cmd = f"{nvim} --clean -n -u {HERE / 'neovim' / 'screen.lua'}"
     subprocess.run(

@@ -84,21 +84,22 @@ def _runs(args: argparse.Namespace, project: Project, ctx: QrelsContext) -> list
     """The runs named (or the golden set's), each scored, the BM25 baseline when the golden
     set has a corpus and the configuration keeps it, and the golden set's fused runs that can be
     made of them."""
+    from dataclasses import replace
+
     from ..core.base.findings import Severity
-    from ..core.project.fusing import QR116
 
     run_paths = [p.resolve() for p in args.runs] or ctx.run_paths
     results = [project.score_run(ctx, p, fast=True) for p in run_paths]
     for r in results:
         if r.error:
             raise UsageError(f"{r.path}: {r.error}")
+    if args.runs:  # the fusions of the runs named, as the golden set names its runs
+        ctx = replace(ctx, fusions=project.fusions_of(ctx, results))
     problems: list[Finding] = []
     results = project.context_runs(
         ctx, results, baseline=project.config.bm25_baseline, problems=problems, build=True
     )
     for f in problems:
-        if args.runs and f.code == QR116:
-            continue  # runs named on the command line: fusions of other runs are not asked for
         if f.severity == Severity.ERROR:
             raise UsageError(f"{ctx.path}: {f.code} {f.message}")
         print(f"qrels-lsp compare: {log_text(ctx.path)}: {log_text(f.message)}", file=sys.stderr)

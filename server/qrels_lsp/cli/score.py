@@ -195,8 +195,9 @@ def _results(
     """The runs scored (those named, else the golden set's), the BM25 baseline with
     ``--baseline``, then the golden set's fused runs that can be made of them; and whether a
     fusion could not be made (said on stderr: no silent omission)."""
+    from dataclasses import replace
+
     from ..core.base.findings import Severity
-    from ..core.project.fusing import QR116
 
     run_paths = [p.resolve() for p in args.runs] or ctx.run_paths
     if not run_paths and not args.baseline:
@@ -204,6 +205,8 @@ def _results(
 
         raise UsageError(f"no runs for {args.golden}: name them after it, or {runs_hint(ctx)}")
     results = [project.score_run(ctx, p, fast=True) for p in run_paths]
+    if args.runs:  # the fusions of the runs named, as the golden set names its runs
+        ctx = replace(ctx, fusions=project.fusions_of(ctx, results))
     problems: list[Finding] = []
     results = project.context_runs(
         ctx, results, baseline=bool(args.baseline), problems=problems, build=True
@@ -212,8 +215,6 @@ def _results(
         raise UsageError(f"--baseline bm25 needs a corpus: {corpus_problem(ctx)}")
     broken = False
     for f in problems:
-        if args.runs and f.code == QR116:
-            continue  # runs named on the command line: fusions of other runs are not asked for
         broken |= f.severity == Severity.ERROR
         say(ctx.path, f"{f.code} {f.message}")
     return results, broken

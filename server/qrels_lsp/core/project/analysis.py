@@ -832,6 +832,40 @@ class Project:
         self._run_scores[key] = (run, result.rankings, out)
         return out
 
+    def fusions_of(self, ctx: QrelsContext, runs: list[RunResult]) -> list[Fusion]:
+        """The context's fusions whose runs are all among ``runs`` (runs named on the command
+        line): each name is resolved against all of the golden set's runs, so that a fusion
+        means the same runs wherever it is made (`bm25` is not the BM25 baseline just because
+        the run file named `bm25` was left out). The BM25 baseline is the golden set's own: a
+        fusion naming it needs only its other runs."""
+        from .comparing import BASELINE_ALIASES, find_run
+
+        given = {r.path for r in runs if r.from_file}
+        every = [
+            RunResult(resolve(p), self._name_of(p), None, Evaluation(), None, {})
+            for p in ctx.run_paths
+        ]
+        kept: list[Fusion] = []
+        for fusion in ctx.fusions:
+            made = {f.name for f in kept}
+            for ref in fusion.runs:
+                hit = find_run(every, ref.value)
+                if hit is not None and hit.path not in given:
+                    break
+                named = ref.value in made or ref.value.strip().casefold() in BASELINE_ALIASES
+                if hit is None and not named:
+                    break
+            else:
+                kept.append(fusion)
+        return kept
+
+    def _name_of(self, path: Path) -> str:
+        """A run's name without scoring it (a run YAML is read for its `name:`)."""
+        if path.suffix.lower() not in (".yaml", ".yml"):
+            return run_name(path, None)
+        _kind, _text, model, _error = self.load(path, role="run")
+        return run_name(path, model if isinstance(model, Run) else None)
+
     def _named_runs(self, ctx: QrelsContext) -> list[RunResult]:
         """The golden set's runs by name, unscored (what ``check`` checks fusions against), and
         its BM25 baseline when it has a corpus (its index is not built for that)."""
