@@ -353,6 +353,7 @@ def test_score_uses_the_golden_sets_runs_and_prints_a_table(tmp_path: Path) -> N
         "ndcg@5",
         "map",
         "hit_rate@5",
+        "judged@5",
     ]
     assert [x.split()[0] for x in lines[2:6]] == ["q1", "q2", "q3", "q#4"]
     assert any(line.startswith("mean (4)") for line in lines)

@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 from conftest import TEST_DATA
-from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels
-from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
+from qrels_lsp.core.formats.trec_run import read_trec_run_ids
 from qrels_lsp.core.metrics import (
     Metric,
     default_metrics,
@@ -31,7 +30,8 @@ from qrels_lsp.core.metrics import (
     query_scores,
     trec_eval_order,
 )
-from qrels_lsp.core.model import Qrels, Run
+from qrels_lsp.core.model import Run
+from trec_data import qrels_of, run_of
 
 # (qrels, run, relevance level)
 PAIRS: list[tuple[str, str, int]] = [
@@ -59,23 +59,33 @@ MEASURES: dict[str, str] = {
     "ndcg_cut_5": "ndcg@5",
     "ndcg_cut_10": "ndcg@10",
     "map": "map",
+    # issue 16's measures, with trec_eval's definitions
+    "ndcg": "ndcg",
+    "map_cut_5": "map@5",
+    "map_cut_100": "map@100",
+    "bpref": "bpref",
+    "Rprec": "rprec",
+    "P_20": "precision@20",
+    "recall_1000": "recall@1000",
+    "success_5": "hit_rate@5",
 }
-PYTREC_MEASURES = {"recall.5,10,100", "P.5", "recip_rank", "ndcg_cut.5,10", "map"}
+PYTREC_MEASURES = {
+    "recall.5,10,100,1000",
+    "P.5,20",
+    "recip_rank",
+    "ndcg_cut.5,10",
+    "map",
+    "ndcg",
+    "map_cut.5,100",
+    "bpref",
+    "Rprec",
+    "success.5",
+}
 METRICS = [parse_metric(name) for name in MEASURES.values()]
 
 # (pair index, query id) whose values differ from pytrec_eval's because of float32 score ties.
 # None today: every per-query value on the test data is bit-identical.
 FLOAT32_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
-
-
-@cache
-def qrels_of(name: str) -> Qrels:
-    return parse_trec_qrels((TEST_DATA / name).read_text(encoding="utf-8"))
-
-
-@cache
-def run_of(name: str) -> Run:
-    return parse_trec_run((TEST_DATA / name).read_text(encoding="utf-8"))
 
 
 def scored_run(run: Run) -> dict[str, dict[str, float]]:
@@ -232,8 +242,12 @@ def test_missing_unknown_and_unanswerable_queries() -> None:
     ev = evaluate(qrels, trunc, metrics)
     assert ev.missing == missing
     assert ev.n_queries == len(qrels)
-    for qid in missing:
-        assert set(ev.per_query[qid].values()) == {0.0}
+    for qid in missing:  # an empty ranking: 0, but nothing retrieved is unjudged
+        values = ev.per_query[qid]
+        assert {n: v for n, v in values.items() if not n.startswith("judged")} == dict.fromkeys(
+            (n for n in values if not n.startswith("judged")), 0.0
+        )
+        assert values["judged@10"] == 1.0
     for name in ev.mean:
         assert math.isclose(
             ev.mean[name], sum(v[name] for v in ev.per_query.values()) / len(qrels), rel_tol=1e-15
@@ -262,9 +276,11 @@ def test_query_without_relevant_documents_stays_in_the_mean() -> None:
     qrels = {q: dict(g) for q, g in qrels_of("trec_eval/qrels.test").grades().items()}
     run = run_of("trec_eval/results.test").ranked_ids()
     qrels["301"] = {d: 0 for d in qrels["301"]}
-    ev = evaluate(qrels, run, default_metrics(5))
+    metrics = default_metrics(5)
+    ev = evaluate(qrels, run, metrics)
     assert ev.n_queries == 3
-    assert set(ev.per_query["301"].values()) == {0.0}
+    effectiveness = {str(m) for m in metrics if m.measure.compared}  # judged@k is coverage
+    assert {v for m, v in ev.per_query["301"].items() if m in effectiveness} == {0.0}
 
 
 def _pairs() -> list[tuple[Mapping[str, int], Sequence[str]]]:
@@ -306,6 +322,37 @@ def test_ndcg_explain_reproduces_the_value() -> None:
         ("map", Metric("map")),
         ("success@3", Metric("hit_rate", 3)),
         ("hit_rate@5", Metric("hit_rate", 5)),
+        # ir_measures' names
+        ("R@100", Metric("recall", 100)),
+        ("P(rel=2)@5", Metric("precision", 5, rel=2)),
+        ("RR", Metric("mrr")),
+        ("RR@10", Metric("mrr", 10)),
+        ("AP", Metric("map")),
+        ("AP@100", Metric("map", 100)),
+        ("nDCG", Metric("ndcg")),
+        ("Bpref", Metric("bpref")),
+        ("Rprec", Metric("rprec")),
+        ("Judged@10", Metric("judged", 10)),
+        ("RBP(p=0.8)", Metric("rbp")),
+        ("RBP(p=0.9)", Metric("rbp", p=0.9)),
+        ("RBP(rel=2)", Metric("rbp", rel=2)),
+        ("Success@5", Metric("hit_rate", 5)),
+        # trec_eval's names, as -m takes them and as it prints them
+        ("ndcg_cut.10", Metric("ndcg", 10)),
+        ("recall.100", Metric("recall", 100)),
+        ("P.5", Metric("precision", 5)),
+        ("map_cut.5", Metric("map", 5)),
+        ("map_cut_100", Metric("map", 100)),
+        ("bpref", Metric("bpref")),
+        ("success.5", Metric("hit_rate", 5)),
+        ("unj.10", Metric("judged", 10)),
+        ("unj_10", Metric("judged", 10)),
+        ("rbp.p=0.9", Metric("rbp", p=0.9)),
+        ("rbp_p=0.8", Metric("rbp")),
+        # the project's own
+        ("rbp@0.9", Metric("rbp", p=0.9)),
+        ("judged@5", Metric("judged", 5)),
+        ("precision(rel=2)@5", Metric("precision", 5, rel=2)),
     ],
 )
 def test_parse_metric(text: str, metric: Metric) -> None:
@@ -313,12 +360,47 @@ def test_parse_metric(text: str, metric: Metric) -> None:
     assert parse_metric(str(metric)) == metric
 
 
-@pytest.mark.parametrize("text", ["recall", "ndcg", "map@5", "bpref", "P@0", "", "recall@x"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "recall",
+        "ndcg_cut",
+        "bpref@5",
+        "P@0",
+        "",
+        "recall@x",
+        "judged",
+        "nDCG(rel=2)@5",
+        "Judged(rel=2)@5",
+        "P(p=0.5)@5",
+        "RBP(p=1.5)",
+        "rbp@2",
+        "P@0.5",
+        "P(rel=x)@5",
+        "P(foo=1)@5",
+        "bleu",
+    ],
+)
 def test_parse_metric_rejects(text: str) -> None:
     with pytest.raises(ValueError, match=r"\S"):
         parse_metric(text)
 
 
+def test_a_measure_without_a_written_cutoff_takes_the_k_in_force() -> None:
+    assert parse_metric("recall", 5) == Metric("recall", 5)
+    assert parse_metric("ndcg_cut", 5) == Metric("ndcg", 5)  # trec_eval's cut form
+    assert parse_metric("Judged", 7) == Metric("judged", 7)
+    assert parse_metric("ndcg", 5) == Metric("ndcg")  # trec_eval's and ir_measures' uncut nDCG
+
+
 def test_default_metric_names() -> None:
     names = [str(m) for m in default_metrics(5)]
-    assert names == ["recall@5", "precision@5", "mrr", "ndcg@5", "map", "hit_rate@5"]
+    assert names == [
+        "recall@5",
+        "precision@5",
+        "mrr",
+        "ndcg@5",
+        "map",
+        "hit_rate@5",
+        "judged@5",
+    ]

@@ -76,7 +76,7 @@ def test_every_lens_names_its_run_even_when_there_is_one(tmp_path: Path) -> None
     groups = lens_groups(analysis)
     header = groups[0][1]
     assert len(header) == 1 and "dense: recall@2" in header[0]
-    for _span, titles, qid in groups[1:]:
+    for _span, titles, qid, _action in groups[1:]:
         assert qid is not None and len(titles) == 1 and titles[0].startswith("dense: ")
 
 

@@ -209,3 +209,12 @@ def test_run_schema_rejects(
 
 def test_run_schema_requires_results(run_schema: dict[str, Any]) -> None:
     assert errors(run_schema, {"name": "bm25"}) == [()]
+
+
+def test_query_keys_of_the_schema_are_the_formats() -> None:
+    """Every key a golden set's question may have is in the schema, and no other: the YAML
+    extension validates with it."""
+    from qrels_lsp.core.formats.golden import QUERY_KEYS
+
+    schema = load_schema("golden-set.schema.json")
+    assert set(schema["definitions"]["query"]["properties"]) == set(QUERY_KEYS)

@@ -28,7 +28,7 @@ from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels, read_trec_qrels_
 from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
 from qrels_lsp.core.metrics import format_value
 from qrels_lsp.core.metrics.evaluate import evaluate
-from qrels_lsp.core.metrics.metric import Metric
+from qrels_lsp.core.metrics.metric import Metric, trec_eval_name
 
 TREC_EVAL = os.environ.get("QRELS_TREC_EVAL", "")
 CASES = int(os.environ.get("QRELS_TREC_EVAL_CASES", "300"))
@@ -44,8 +44,17 @@ METRICS = [
     Metric("map"),
     Metric("mrr"),
     Metric("hit_rate", 10),
+    # issue 16: coverage and the other trec_eval measures
+    Metric("judged", 5),
+    Metric("judged", 10),
+    Metric("bpref"),
+    Metric("rprec"),
+    Metric("ndcg"),
+    Metric("map", 5),
+    Metric("rbp"),
 ]
-TREC_NAMES = {m.measure.trec_eval.format(k=m.k): str(m) for m in METRICS}
+TREC_NAMES = {name: str(m) for m in METRICS if (name := trec_eval_name(m)) is not None}
+COMPLEMENT = {str(m) for m in METRICS if m.measure.complement}  # trec_eval prints 1 - ours
 
 QIDS = [b"q1", b"q2", b"10", b"\xe6\x96\x87", b"q\xff", b"q\xfe"]
 DOCS = [b"d%d" % i for i in range(1, 13)] + [b"D1", b"\xc3\xa9", b"d\xff", b"d\xfe", b"d#1"]
@@ -128,9 +137,9 @@ def trec_eval(qrels: Path, run: Path) -> dict[tuple[str, str], str] | None:
 
 
 def _te_measure(name: str) -> str:
-    """``P_5`` -> ``P.5`` (trec_eval's parameter syntax)."""
+    """``P_5`` -> ``P.5``, ``rbp_p=0.8`` -> ``rbp.p=0.8`` (trec_eval's parameter syntax)."""
     base, _, k = name.rpartition("_")
-    return f"{base}.{k}" if k.isdigit() else name
+    return f"{base}.{k}" if k.isdigit() or "=" in k else name
 
 
 def ours(qrels: Path, run: Path) -> dict[tuple[str, str], str]:
@@ -143,7 +152,7 @@ def ours(qrels: Path, run: Path) -> dict[tuple[str, str], str]:
     assert read_trec_run_ids(rtext) == ranked
     ev = evaluate(grades, ranked, METRICS)
     return {
-        (name, qid): format_value(v).strip()
+        (name, qid): format_value(1.0 - v if name in COMPLEMENT else v).strip()
         for qid, values in ev.per_query.items()
         for name, v in values.items()
     }

@@ -101,9 +101,11 @@ def values(v: dict[str, float], k: int, base: dict[str, float] | None = None) ->
     return f"{recall} {two(v[recall])}{mark(recall)} · MRR {two(v['mrr'])}{mark('mrr')}"
 
 
-def summary(run: dict[str, Any]) -> str:
+def summary(run: dict[str, Any], coverage: bool = False) -> str:
+    """A run's means on a first line; ``coverage``: with its judged@k (some run's is low)."""
     k = run["k"]
-    text = f"{values(run['mean'], k)} (mean of {run['n_queries']})"
+    judged = f" · judged@{k} {two(run['mean'][f'judged@{k}'])}" if coverage else ""
+    text = f"{values(run['mean'], k)}{judged} (mean of {run['n_queries']})"
     if run["missing"]:
         text += f" · {len(run['missing'])} missing"
     if run["unknown"]:
@@ -111,11 +113,32 @@ def summary(run: dict[str, Any]) -> str:
     return text
 
 
+MIN_JUDGED = 0.9  # the setting's default
+
+
+def low_coverage(scores: dict[str, Any]) -> bool:
+    return any(r["mean"][f"judged@{r['k']}"] < MIN_JUDGED for r in scores["runs"])
+
+
+def judge_title(scores: dict[str, Any], pooled: list[dict[str, Any]]) -> list[str]:
+    """The first line's judging lens, from `pool --format json` (none when nothing is left)."""
+    if not pooled:
+        return []
+    k = scores["runs"][0]["k"]
+    warning = f"judged@{k} below {MIN_JUDGED:g} · " if low_coverage(scores) else ""
+    return [f"{warning}{len(pooled):,} unjudged in the top 10 · judge next"]
+
+
+def pool_json(server_bin: str, golden: Path) -> list[dict[str, Any]]:
+    return cli_json(server_bin, "pool", golden)  # type: ignore[return-value]
+
+
 def golden_lenses(
-    text: str, scores: dict[str, Any], compared: dict[str, Any]
+    text: str, scores: dict[str, Any], compared: dict[str, Any], pooled: list[dict[str, Any]]
 ) -> dict[int, list[str]]:
-    """0-based line -> lens titles of a golden set, numbers from `score --format json` and
-    `compare --format json` (the comparison lenses, and which run the marks compare with)."""
+    """0-based line -> lens titles of a golden set, numbers from `score --format json`,
+    `compare --format json` (the comparison lenses, and which run the marks compare with) and
+    `pool --format json` (the judging lens)."""
     data = yaml.safe_load(text)
     queries = data["queries"]
     unanswerable = [q for q, e in queries.items() if (e or {}).get("unanswerable") is True]
@@ -124,8 +147,10 @@ def golden_lenses(
         f" · {len(unanswerable)} unanswerable" if unanswerable else ""
     )
     k = runs[0]["k"]
+    coverage = low_coverage(scores)
+    summaries = [f"{r['name']}: {summary(r, coverage)}" for r in runs]
     out: dict[int, list[str]] = {
-        0: [head] + [f"{r['name']}: {summary(r)}" for r in runs] + compare_titles(compared, k)
+        0: [head, *summaries, *compare_titles(compared, k), *judge_title(scores, pooled)]
     }
     base = next(r for r in runs if r["name"] == compared["base"])
     lines = key_lines(text)

@@ -18,7 +18,9 @@ from .conftest import ROOT, Hostile, executable, need, run, scratch_env
 from .expect import (
     compare_json,
     golden_lenses,
+    key_lines,
     planted,
+    pool_json,
     run_chunk_labels,
     run_judgments,
     run_lenses,
@@ -152,7 +154,10 @@ def test_golden_set_lenses_match_score_json(
     # the files' runs (`passages` a run of chunks, scored by document), then the fused `rrf`
     assert [r["name"] for r in scores["runs"]] == ["bm25", "dense", "passages", "hybrid", "rrf"]
     expected = golden_lenses(
-        path.read_text(encoding="utf-8"), scores, compare_json(server_bin, path)
+        path.read_text(encoding="utf-8"),
+        scores,
+        compare_json(server_bin, path),
+        pool_json(server_bin, path),
     )
     got = by_line(data["files"]["golden"]["lenses"], "title")
     assert got == expected
@@ -243,6 +248,7 @@ def assert_golden_lenses(data: dict[str, Any], ws: Path, server_bin: str) -> Non
         path.read_text(encoding="utf-8"),
         score_json(server_bin, path),
         compare_json(server_bin, path),
+        pool_json(server_bin, path),
     )
     assert by_line(data["files"]["golden"]["lenses"], "title") == expected
 
@@ -361,3 +367,51 @@ def test_screenshot(
     docs = ROOT / "docs" / "screenshots"
     docs.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(png, docs / "neovim.png")
+
+
+def test_judge_next(nvim: str, server_bin: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The judge-next workflow as a user runs it: the first line's judging lens (picked among
+    the first line's lenses) puts the cursor on the queue's next question, where the hint names
+    the document and the hover shows it; the "grade 1" action writes the judgment as a minimal
+    edit and moves to the next pair; the lens counts one fewer. Pairs from `pool --format json`."""
+    from .conftest import EXAMPLES
+
+    base = tmp_path_factory.mktemp("nvim-judge")
+    ws = base / "ws"
+    shutil.copytree(EXAMPLES, ws)
+    path = ws / "support.qrels.yaml"
+    before = path.read_text(encoding="utf-8")
+    queue = pool_json(server_bin, path)
+    out = base / "out.json"
+    env = scratch_env(base) | {
+        "QRELS_PLUGIN": str(PLUGIN),
+        "QRELS_GOLDEN": str(path),
+        "QRELS_OUT": str(out),
+        "QRELS_LSP_BIN": server_bin,
+    }
+    proc = run(
+        [nvim, "--clean", "--headless", "-n", "-c", f"luafile {HERE / 'neovim' / 'judge.lua'}"],
+        timeout=180,
+        env=env,
+        cwd=ws,
+    )
+    data = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+    assert proc.returncode == 0, proc.stdout + proc.stderr + "\n".join(data.get("log", []))
+    assert f"{len(queue)} unjudged in the top 10 · judge next" in data["lens_before"]
+    assert f"{len(queue) - 1} unjudged in the top 10 · judge next" in data["lens_after"]
+    texts = [before, data["text"]]  # the second question's line is after the first judgment
+    for step, head, text in zip(data["steps"], queue[:2], texts, strict=True):
+        lines = key_lines(text)
+        assert step["line"] == lines[head["query"]] and step["col"] == 2  # on the question's id
+        assert step["hints"] == [f"judge: {head['doc']}"]
+        assert step["hover"].startswith(f"**Judge next** for `{head['query']}`: `{head['doc']}`")
+    # The judgment is in the buffer, written as one line; nothing else changed.
+    text = data["text"]
+    judged = yaml.safe_load(text)["queries"][queue[0]["query"]]["relevant"]
+    assert (
+        judged.get(queue[0]["doc"]) if isinstance(judged, dict) else queue[0]["doc"] in judged
+    ) in (1, True)
+    a, b = before.splitlines(), text.splitlines()
+    assert len(b) == len(a) + 1 and [x for x in b if x not in a] == [
+        x for x in b if queue[0]["doc"] in x and x not in a
+    ]

@@ -19,7 +19,15 @@ from typing import Any
 import pytest
 
 from .conftest import ROOT, Hostile, need, run, scratch_env
-from .expect import compare_json, golden_lenses, key_lines, planted, score_json, summary
+from .expect import (
+    compare_json,
+    golden_lenses,
+    key_lines,
+    planted,
+    pool_json,
+    score_json,
+    summary,
+)
 
 HERE = Path(__file__).resolve().parent
 VSCODE = ROOT / "editors" / "vscode"
@@ -179,7 +187,9 @@ def test_golden_set_lenses_problems_and_trec_highlighting(
     golden = workspace / "support.qrels.yaml"
     text = golden.read_text(encoding="utf-8")
     scores = score_json(server_bin, golden)
-    expected = golden_lenses(text, scores, compare_json(server_bin, golden))
+    expected = golden_lenses(
+        text, scores, compare_json(server_bin, golden), pool_json(server_bin, golden)
+    )
     lines = key_lines(text)
     # the header lens (line 1) and the first question's lens, both on the first screen
     first = min(lines, key=lines.__getitem__)
@@ -273,7 +283,12 @@ def test_untrusted_workspace_runs_none_of_its_code(
     golden = hostile.ws / "support.qrels.yaml"
     text = golden.read_text(encoding="utf-8")
     lines = key_lines(text)
-    expected = golden_lenses(text, score_json(server_bin, golden), compare_json(server_bin, golden))
+    expected = golden_lenses(
+        text,
+        score_json(server_bin, golden),
+        compare_json(server_bin, golden),
+        pool_json(server_bin, golden),
+    )
     first = min(lines, key=lines.__getitem__)
     expect = {
         "golden": golden.name,
@@ -327,7 +342,12 @@ def test_python_path_is_not_shadowed_by_the_workspace(
     golden = hostile.ws / "support.qrels.yaml"
     text = golden.read_text(encoding="utf-8")
     lines = key_lines(text)
-    expected = golden_lenses(text, score_json(server_bin, golden), compare_json(server_bin, golden))
+    expected = golden_lenses(
+        text,
+        score_json(server_bin, golden),
+        compare_json(server_bin, golden),
+        pool_json(server_bin, golden),
+    )
     first = min(lines, key=lines.__getitem__)
     shared = tmp_path / "shared-corpus"
     expect = {

@@ -70,8 +70,14 @@ async def test_first_line_lenses_say_what_compare_says(
         assert m["delta"] == f"{c['delta']:+.2f}"
         assert (m["lo"], m["hi"]) == (f"{c['ci95'][0]:+.2f}", f"{c['ci95'][1]:+.2f}")
         assert (int(m["w"]), int(m["l"]), int(m["t"])) == (c["wins"], c["losses"], c["ties"])
-    # Each first-line lens runs the command that shows the whole comparison.
-    assert all(lens.command and lens.command.command == "qrels-lsp.compareRuns" for lens in header)
+    # Each first-line lens runs the command that shows the whole comparison, but the judging
+    # lens, which goes to the next document to judge.
+    judging = [
+        lens for lens in header if lens.command and lens.command.title.endswith("judge next")
+    ]
+    assert [lens.command.command for lens in judging if lens.command] == ["qrels-lsp.judgeNext"]
+    others = [lens for lens in header if lens not in judging]
+    assert all(lens.command and lens.command.command == "qrels-lsp.compareRuns" for lens in others)
     shown = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(
             command="qrels-lsp.compareRuns", arguments=[{"path": str(ws.root / GOLDEN)}]

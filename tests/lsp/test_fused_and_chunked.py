@@ -40,11 +40,13 @@ def cli(ws: Workspace, tmp_path: Path, command: str, *args: str) -> dict[str, An
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
-def summary(run: dict[str, Any]) -> str:
-    """A run's first-line lens, from `score --format json`."""
+def summary(run: dict[str, Any], coverage: bool = True) -> str:
+    """A run's first-line lens, from `score --format json` (with judged@k: the demo's runs
+    judge less than `min_judged` of their top k, so the first line shows it)."""
     k, mean = run["k"], run["mean"]
+    judged = f" · judged@{k} {mean[f'judged@{k}']:.2f}" if coverage else ""
     text = f"{run['name']}: recall@{k} {mean[f'recall@{k}']:.2f} · MRR {mean['mrr']:.2f}"
-    text += f" (mean of {run['n_queries']})"
+    text += f"{judged} (mean of {run['n_queries']})"
     if run["missing"]:
         text += f" · {len(run['missing'])} missing"
     if run["unknown"]:
@@ -231,7 +233,7 @@ async def test_the_run_of_chunks_follows_the_golden_sets_rule(
     score = {r["name"]: r for r in cli(ws, tmp_path, "score")["runs"]}
     head = (await titles(client, run_uri))[0][0]
     assert head.startswith(
-        f"passages vs {GOLDEN} · " + summary(score["passages"]).split(": ", 1)[1]
+        f"passages vs {GOLDEN} · " + summary(score["passages"], coverage=False).split(": ", 1)[1]
     )
     # a rule that splits nothing: QR209 at the golden set's `chunks:` and on the run, no hints
     wrong = golden_text.replace('chunks: {separator: "#"}', 'chunks: {separator: "::"}')
@@ -251,7 +253,9 @@ async def test_the_run_of_chunks_follows_the_golden_sets_rule(
     zero = {r["name"]: r for r in cli(ws, tmp_path, "score")["runs"]}["passages"]
     assert zero["mean"]["recall@5"] == 0.0
     head = (await titles(client, run_uri))[0][0]
-    assert head.startswith(f"passages vs {GOLDEN} · " + summary(zero).split(": ", 1)[1])
+    assert head.startswith(
+        f"passages vs {GOLDEN} · " + summary(zero, coverage=False).split(": ", 1)[1]
+    )
     # the rule back: the hints again
     await change(client, golden_uri, 3, golden_text)
     for _ in range(40):

@@ -138,9 +138,8 @@ def _compare(
 ) -> Comparisons:
     from ..core.project.comparing import compare_runs
 
-    metrics = [str(m) for m in ctx.metrics]
     comparisons = compare_runs(
-        ctx, runs, base, metrics, alpha=args.alpha, min_difference=args.min_difference
+        ctx, runs, base, alpha=args.alpha, min_difference=args.min_difference
     )
     assert comparisons is not None  # two runs at least
     return comparisons

@@ -11,6 +11,7 @@ from .common import log_text
 
 if TYPE_CHECKING:
     from ..core.base.findings import Finding
+    from ..core.metrics import Evaluation
     from ..core.project.analysis import Project, QrelsContext, RunResult
 
 
@@ -76,31 +77,49 @@ def print_findings(
 
 
 def render_scores(
-    results: list[RunResult], k: int, fmt: str, project: Project, *, summary: bool = False
+    results: list[RunResult],
+    k: int,
+    fmt: str,
+    project: Project,
+    *,
+    summary: bool = False,
+    upper: list[Evaluation] | None = None,
 ) -> str:
     """Each run's per-query table and means, then (for several runs) their means side by side;
-    ``summary``: the means alone."""
+    ``summary``: the means alone; ``upper``: each run's optimistic bounds too."""
     if fmt == "json":
-        return _json_scores(results, k, summary)
+        return _json_scores(results, k, summary, upper)
     if fmt == "trec":
         return "".join(_trec_eval_lines(r, project, summary) for r in results)
-    parts = [] if summary else [_run_table(r, fmt) for r in results]
+    bounds: list[Evaluation | None] = list(upper) if upper else [None] * len(results)
+    parts = [] if summary else [_run_table(r, fmt, b) for r, b in zip(results, bounds, strict=True)]
     if summary or len(results) > 1:
-        parts.append(_means_table(results, fmt))
+        parts.append(_means_table(results, fmt, upper))
     return "\n".join(parts)
 
 
-def _json_scores(results: list[RunResult], k: int, summary: bool) -> str:
+def _json_scores(
+    results: list[RunResult], k: int, summary: bool, upper: list[Evaluation] | None
+) -> str:
     from ..core.base.escape import json_text
 
     runs = []
-    for r in results:
+    for i, r in enumerate(results):
         ev = r.evaluation
+        bounds = upper[i] if upper is not None else None
         doc: dict[str, object] = {"name": r.name, "path": str(r.path), "k": k}
         if not summary:
-            doc["queries"] = ev.per_query
+            doc["queries"] = (
+                ev.per_query
+                if bounds is None
+                else {
+                    q: {**v, "upper": bounds.per_query.get(q, {})} for q, v in ev.per_query.items()
+                }
+            )
+        doc["mean"] = ev.mean
+        if bounds is not None:
+            doc["upper"] = bounds.mean
         doc |= {
-            "mean": ev.mean,
             "n_queries": ev.n_queries,
             "missing": ev.missing,
             "unknown": ev.unknown,
@@ -117,8 +136,9 @@ def _cell(fmt: str) -> Callable[[str], str]:
     return md_text if fmt == "markdown" else log_text
 
 
-def _run_table(r: RunResult, fmt: str) -> str:
-    """One run: a row per query, the means, and what the means are over."""
+def _run_table(r: RunResult, fmt: str, upper: Evaluation | None = None) -> str:
+    """One run: a row per query, the means, and what the means are over; with ``upper``, the
+    bound of each mean (the value if the unjudged top documents were relevant) under it."""
     from ..core.metrics import format_value
 
     cell = _cell(fmt)
@@ -127,41 +147,62 @@ def _run_table(r: RunResult, fmt: str) -> str:
     header = ["query", *names]
     body = [[cell(qid), *(format_value(v[n]) for n in names)] for qid, v in ev.per_query.items()]
     mean = [f"mean ({ev.n_queries})", *(format_value(ev.mean[n]) for n in names)]
+    totals = [mean]
+    if upper is not None:
+        totals.append(["up to", *_bound_cells(upper, names)])
     title = (
         f"### {cell(r.name)}\n" if fmt == "markdown" else f"{cell(r.name)}  ({cell(str(r.path))})"
     )
-    return "\n".join([title, _table(header, body, mean, fmt), "", *notes_of(r, cell), ""])
+    notes = notes_of(r, cell) + ([BOUNDS_NOTE] if upper is not None else [])
+    return "\n".join([title, _table(header, body, totals, fmt), "", *notes, ""])
 
 
-def _means_table(results: list[RunResult], fmt: str) -> str:
-    """The runs' means side by side: the row a decision is made on."""
+BOUNDS_NOTE = "up to: the mean if every unjudged document in the run's top k were relevant"
+
+
+def _bound_cells(upper: Evaluation, names: list[str]) -> list[str]:
+    from ..core.metrics import format_value
+
+    return [format_value(upper.mean[n]) if n in upper.mean else "-" for n in names]
+
+
+def _means_table(results: list[RunResult], fmt: str, upper: list[Evaluation] | None) -> str:
+    """The runs' means side by side: the row a decision is made on (with ``upper``, each run's
+    bounds in the row under its means)."""
     from ..core.metrics import format_value
 
     cell = _cell(fmt)
     names = list(dict.fromkeys(n for r in results for n in r.evaluation.mean))
     header = ["run", *names, "queries"]
-    body = [
-        [
-            cell(r.name),
-            *(format_value(r.evaluation.mean[n]) if n in r.evaluation.mean else "-" for n in names),
-            str(r.evaluation.n_queries),
-        ]
-        for r in results
-    ]
+    body = []
+    for i, r in enumerate(results):
+        means = r.evaluation.mean
+        body.append(
+            [
+                cell(r.name),
+                *(format_value(means[n]) if n in means else "-" for n in names),
+                str(r.evaluation.n_queries),
+            ]
+        )
+        if upper is not None:
+            body.append(["  up to", *_bound_cells(upper[i], names), ""])
     title = "### Means\n" if fmt == "markdown" else "Means"
-    return "\n".join([title, _table(header, body, None, fmt), ""])
+    notes = [BOUNDS_NOTE, ""] if upper is not None else []
+    return "\n".join([title, _table(header, body, None, fmt), "", *notes])
 
 
-def _table(header: list[str], body: list[list[str]], total: list[str] | None, fmt: str) -> str:
+def _table(
+    header: list[str], body: list[list[str]], totals: list[list[str]] | None, fmt: str
+) -> str:
     """Aligned columns, or a Markdown table (a blank line must follow it: a line right under a
     table renders as one more row)."""
     if fmt == "markdown":
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in body]
-        if total is not None:
+        for total in totals or ():
             lines.append("| " + " | ".join(f"**{c}**" for c in total) + " |")
         return "\n".join(lines) + "\n"
-    rows = [header, *body, *([total] if total is not None else [])]
+    rows = [header, *body, *(totals or ())]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     return "\n".join(aligned(row, widths) for row in rows)
 
@@ -173,16 +214,23 @@ def _trec_eval_lines(r: RunResult, project: Project, summary: bool) -> str:
     from ..core.metrics import format_value, parse_metric, trec_eval_name, trec_eval_rank
 
     ev = r.evaluation
-    order = sorted(ev.mean, key=lambda n: trec_eval_rank(parse_metric(n)))
-    names = {n: trec_eval_name(parse_metric(n)) or n for n in order}
+    metrics = {n: parse_metric(n) for n in ev.mean}
+    order = sorted(ev.mean, key=lambda n: trec_eval_rank(metrics[n]))
+    names = {n: trec_eval_name(metrics[n]) or n for n in order}
+    # judged@k is printed as trec_eval prints it: unj_k, its complement
+    flip = {n for n in order if metrics[n].measure.complement and trec_eval_name(metrics[n])}
+
+    def value(n: str, x: float) -> str:
+        return format_value(1.0 - x if n in flip else x)
+
     lines: list[str] = []
     if not summary:
         for qid in sorted(ev.per_query, key=lambda q: q.encode("utf-8", "surrogateescape")):
             values = ev.per_query[qid]
-            lines += [f"{names[n]:<22}\t{log_text(qid)}\t{format_value(values[n])}" for n in order]
+            lines += [f"{names[n]:<22}\t{log_text(qid)}\t{value(n, values[n])}" for n in order]
     lines.append(f"{'runid':<22}\tall\t{log_text(project.runid(r))}")
     lines.append(f"{'num_q':<22}\tall\t{ev.n_queries}")
-    lines += [f"{names[n]:<22}\tall\t{format_value(ev.mean[n])}" for n in order]
+    lines += [f"{names[n]:<22}\tall\t{value(n, ev.mean[n])}" for n in order]
     return "\n".join(lines) + "\n"
 
 

@@ -23,6 +23,7 @@ from .render import corpus_problem, render_scores
 if TYPE_CHECKING:
     from ..core.base.findings import Finding
     from ..core.formats.format import Role
+    from ..core.metrics import Evaluation
     from ..core.model import QrelsFormat
     from ..core.project.analysis import Project, QrelsContext, Reader, RunResult
     from ..core.project.config import Config
@@ -36,8 +37,8 @@ def add(sub: Any) -> None:
         "runs",
         nargs="*",
         type=Path,
-        help="runs (default: the golden set's `runs:`, its [[qrels]] runs and the runs whose "
-        "`qrels:` names it, then its fused runs)",
+        help="run files, or names of the golden set's runs (default: its `runs:`, its "
+        "[[qrels]] runs and the runs whose `qrels:` names it, then its fused runs)",
     )
     s.add_argument("-k", type=int, help="cutoff (default: the golden set's k, the config, or 10)")
     s.add_argument(
@@ -46,6 +47,12 @@ def add(sub: Any) -> None:
     s.add_argument("-l", "--relevance-level", type=int, help="minimum grade that is relevant")
     s.add_argument("--format", choices=["table", "json", "markdown", "trec"], default="table")
     s.add_argument("--summary", action="store_true", help="the means only, runs side by side")
+    s.add_argument(
+        "--bounds",
+        action="store_true",
+        help="also each metric's optimistic bound: its value if the unjudged documents in each "
+        "run's top k were relevant",
+    )
     s.add_argument(
         "--strict",
         action="store_true",
@@ -73,10 +80,22 @@ def run(args: argparse.Namespace) -> int:
     _report_corpus_limits(ctx)
     scored = [r for r in results if not r.error]
     if scored:
-        print(render_scores(scored, ctx.k, args.format, project, summary=args.summary), end="")
+        upper = _bounds(ctx, scored) if args.bounds else None
+        out = render_scores(scored, ctx.k, args.format, project, summary=args.summary, upper=upper)
+        print(out, end="")
     if unscored or broken:
         return 2
     return 1 if args.strict and dropped else 0
+
+
+def _bounds(ctx: QrelsContext, results: list[RunResult]) -> list[Evaluation]:
+    """Each run's optimistic bounds (core/coverage/bounds.py), in the order of ``results``."""
+    from ..core.coverage.bounds import upper_bounds
+
+    return [
+        upper_bounds(ctx.grades, r.rankings, ctx.metrics, ctx.k, ctx.level, ctx.unanswerable)
+        for r in results
+    ]
 
 
 def say(path: object, message: str) -> None:
@@ -91,12 +110,11 @@ def project_for(args: argparse.Namespace) -> tuple[Project, Config]:
 
     if not args.golden.exists():
         raise UsageError(f"{args.golden} does not exist")
-    for p in args.runs:
-        if not p.exists():
-            raise UsageError(f"run {p} does not exist")
+    if getattr(args, "bounds", False) and args.format == "trec":
+        raise UsageError("--bounds has no trec_eval form: use --format table, json or markdown")
     if args.k is not None and args.k < 1:
         raise UsageError("-k must be a positive integer")
-    workspace = workspace_of([args.golden, *args.runs])
+    workspace = workspace_of([args.golden, *(p for p in args.runs if p.exists())])
     config = config_for(args.config, args.golden, workspace)
     if args.metrics:
         names = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
@@ -127,10 +145,11 @@ def _once() -> Reader:
 
 
 def golden_context(
-    args: argparse.Namespace, project: Project, config: Config
+    args: argparse.Namespace, project: Project, config: Config, *, spans: bool = False
 ) -> tuple[QrelsContext, int | None]:
     """The golden set's context, with ``-k`` and ``-l`` applied, and how many judgments a
-    span-free reader took (None when it was read with spans)."""
+    span-free reader took (None when it was read with spans: ``spans``, or for the baseline,
+    which needs the questions)."""
     from dataclasses import replace
 
     from ..core.formats import detect
@@ -147,6 +166,7 @@ def golden_context(
     if (
         fmt.read_grades is not None
         and not args.baseline
+        and not spans
         and not _fuses_baseline(project, args.golden)
     ):
         # Scoring needs the judgments, not their spans: 100k qrels lines read in a tenth of the time.
@@ -199,18 +219,18 @@ def _results(
 
     from ..core.base.findings import Severity
 
-    run_paths = [p.resolve() for p in args.runs] or ctx.run_paths
-    if not run_paths and not args.baseline:
+    if not args.runs and not ctx.run_paths and not args.baseline:
         from ..ide.present import runs_hint
 
         raise UsageError(f"no runs for {args.golden}: name them after it, or {runs_hint(ctx)}")
-    results = [project.score_run(ctx, p, fast=True) for p in run_paths]
-    if args.runs:  # the fusions of the runs named, as the golden set names its runs
-        ctx = replace(ctx, fusions=project.fusions_of(ctx, results))
+    results = named_runs(args.runs, project, ctx)
+    if args.runs:  # the fusions of the runs named (as the golden set names its runs), but those
+        named = {r.name for r in results}  # named themselves
+        fusions = [f for f in project.fusions_of(ctx, results) if f.name not in named]
+        ctx = replace(ctx, fusions=fusions)
+    baseline = bool(args.baseline) and not any(r.baseline for r in results)
     problems: list[Finding] = []
-    results = project.context_runs(
-        ctx, results, baseline=bool(args.baseline), problems=problems, build=True
-    )
+    results = project.context_runs(ctx, results, baseline=baseline, problems=problems, build=True)
     if args.baseline and not any(r.baseline for r in results):
         raise UsageError(f"--baseline bm25 needs a corpus: {corpus_problem(ctx)}")
     broken = False
@@ -218,6 +238,32 @@ def _results(
         broken |= f.severity == Severity.ERROR
         say(ctx.path, f"{f.code} {f.message}")
     return results, broken
+
+
+def named_runs(named: list[Path], project: Project, ctx: QrelsContext) -> list[RunResult]:
+    """The runs named on the command line, scored: a file, or the name of one of the golden
+    set's runs (``dense``; ``bm25`` for its BM25 baseline); none named: the golden set's runs."""
+    if not named:
+        return [project.score_run(ctx, p, fast=True) for p in ctx.run_paths]
+    bound: dict[str, RunResult] | None = None
+    out = []
+    for arg in named:
+        if arg.exists():
+            out.append(project.score_run(ctx, arg.resolve(), fast=True))
+            continue
+        if bound is None:
+            bound = {r.name: r for r in project.golden_runs(ctx)}
+        found = bound.get(str(arg)) or (
+            project.baseline(ctx, build=True) if str(arg) == "bm25" else None
+        )
+        if found is None:
+            names = ", ".join(sorted(bound)) or "none"
+            raise UsageError(
+                f"run {arg}: no such file, and no run of {ctx.path.name} has that name "
+                f"(its runs: {names})"
+            )
+        out.append(found)
+    return out
 
 
 def _entries(results: list[RunResult]) -> list[tuple[Path, Role, int | None]]:

@@ -63,6 +63,7 @@ class Query:
     question_span: Span | None = None
     unanswerable: bool = False
     unanswerable_span: Span | None = None
+    tags: tuple[str, ...] = ()  # labels such as `critical` (`gate --critical TAG`)
 
     def grades(self) -> dict[str, int]:
         """doc id -> grade; the first judgment of a document wins, as the checks report."""
@@ -91,6 +92,7 @@ class Query:
             self.question_span,
             self.unanswerable,
             self.unanswerable_span,
+            self.tags,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -122,6 +124,7 @@ class _ShiftedQuery(Query):
         self.qid = query.qid
         self.question = query.question  # (a topic's question may have been given to ``query``)
         self.unanswerable = query.unanswerable
+        self.tags = query.tags
         origin = query
         if isinstance(query, _ShiftedQuery):
             delta += query._delta

@@ -4,12 +4,14 @@ as a minimal edit."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..core.base.findings import Finding, Fix, TextEdit
 from ..core.base.text import Span
 from ..core.formats import EditRefused, get
 from ..core.formats.corpus import Corpus
 from ..core.model import Run
-from ..core.project.analysis import Analysis
+from ..core.project.analysis import Analysis, QrelsContext
 
 JUDGE_GRADES = (1, 2, 3, 0)
 
@@ -46,11 +48,19 @@ def judge_fixes(analysis: Analysis, span: Span, golden_text: str) -> list[Fix]:
         return []
     if isinstance(ctx.corpus, Corpus) and doc not in ctx.corpus:
         return []  # judging an id the corpus lacks would only add an unknown-document warning
+    return judgment_fixes(ctx, qid, doc, golden_text, JUDGE_GRADES)
+
+
+def judgment_fixes(
+    ctx: QrelsContext, qid: str, doc: str, golden_text: str, grades: Sequence[int]
+) -> list[Fix]:
+    """Actions writing ``doc``'s grade into question ``qid`` of the golden set, one per grade, as
+    minimal edits; none where the golden set cannot be edited (a TREC file, a syntax error)."""
     add = get(ctx.kind).add_judgment
     if add is None:
         return []
     fixes = []
-    for grade in JUDGE_GRADES:
+    for grade in grades:
         try:
             edits = add(golden_text, qid, doc, grade)
         except EditRefused:

@@ -74,11 +74,12 @@ def _detectable(c: Comparison) -> str:
     return "–" if c.detectable_difference is None else f"{c.detectable_difference:.3f}"
 
 
-def _table(rows: Sequence[Comparison]) -> list[str]:
+def comparison_table(rows: Sequence[Comparison]) -> list[str]:
+    """A Markdown table of comparisons, a row each: every statistic and the verdict."""
     out = [
         "| metric | base | run | delta | 95% interval | p (rand.) | p (t) | p (Holm) | W / L / T "
         "| verdict | questions needed | detectable now |",
-        "| --- |" + " ---: |" * 9 + " --- | ---: | ---: |",
+        "| --- |" + " ---: |" * 8 + " --- | ---: | ---: |",
     ]
     for c in rows:
         lo, hi = c.ci95
@@ -96,7 +97,7 @@ Place = tuple[Path, str, Mapping[str, int]]
 """A golden set's path, its text and where each question's entry starts: what links point at."""
 
 
-def _links(place: Place | None, qids: Sequence[str]) -> dict[str, str]:
+def question_links(place: Place | None, qids: Sequence[str]) -> dict[str, str]:
     """Each question as a link to its entry (``file://...#L12``), or as code without a place."""
     if place is None:
         return {q: f"`{md_text(q)}`" for q in qids}
@@ -114,7 +115,7 @@ def flipped(c: Comparison, place: Place | None = None, shown: int = FLIPPED_SHOW
     """The questions the run wins and loses on ``c``'s metric, largest difference first."""
     wins = sorted((q for q, d in c.deltas.items() if d > 0), key=lambda q: -c.deltas[q])
     losses = sorted((q for q, d in c.deltas.items() if d < 0), key=lambda q: c.deltas[q])
-    links = _links(place, [*wins[:shown], *losses[:shown]])
+    links = question_links(place, [*wins[:shown], *losses[:shown]])
     out = []
     for mark, what, qids in ((UP, "better", wins), (DOWN, "worse", losses)):
         if not qids:
@@ -145,7 +146,13 @@ def comparison_markdown(
     ]
     for run in shown:
         rows = comparisons.for_run(run)
-        out += ["", f"**{md_text(run)}** vs {md_text(comparisons.base)}", "", *_table(rows), ""]
+        out += [
+            "",
+            f"**{md_text(run)}** vs {md_text(comparisons.base)}",
+            "",
+            *comparison_table(rows),
+            "",
+        ]
         top = next((c for c in rows if c.metric == metric), rows[0] if rows else None)
         if top is not None:
             out += flipped(top, place)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
 
 LIMIT = 100
 NOT_READY = "alphabetical: the BM25 index is still being built"
+BLIND = "alphabetical: judging blind, BM25 (a system compared) does not order them"
 ItemKind = Literal["document", "query", "key", "run"]
 # Keys whose value is a collection (`key:` then a block or a flow value) or a scalar (`key: `).
 _COLLECTION_KEYS = {"queries", "runs", "relevant", "results", "fusions"}
@@ -69,6 +70,7 @@ class Request:
     corpus: Corpus | None = None
     index: BM25Index | None = None
     runs: tuple[str, ...] = ()  # the names of the golden set's runs (for `compare_to:`)
+    blind: bool = False  # judging blind: no BM25 order, which is one of the systems compared
 
 
 def complete(req: Request) -> Completions | None:
@@ -105,7 +107,37 @@ def _golden(req: Request, ctx: YamlContext) -> Completions | None:
         qid = path[1]
         judged = _judged(ctx.entries)
         return _documents(req, ctx, _question(req, qid), judged, "judged", {})
+    if len(path) == 3 and path[0] == "queries" and path[2] == "tags" and role != "value":
+        return _tags(req, ctx, path[1])
     return None
+
+
+CRITICAL = "critical"  # the tag `qrels-lsp gate --critical` looks for by default
+
+
+def _tags(req: Request, ctx: YamlContext, qid: str) -> Completions:
+    """The tags the golden set's other questions use (most used first), and `critical`."""
+    counts: dict[str, int] = {CRITICAL: 0}
+    for other, query in req.qrels.queries.items() if req.qrels else ():
+        for tag in query.tags if other != qid else ():
+            counts[tag] = counts.get(tag, 0) + 1
+    present = {e.text for e in ctx.entries}
+    ranked = sorted((t for t in counts if t not in present), key=lambda t: (-counts[t], t))
+    items = [
+        Candidate(
+            label=tag,
+            kind="key",
+            edit=TextEdit(ctx.token, _edit_text(ctx, tag)),
+            sort_text=f"{i:04d}",
+            filter_text=tag,
+            detail=f"tag of {counts[tag]} question{'s' * (counts[tag] != 1)}",
+            documentation="`qrels-lsp gate` fails when a question tagged `critical` gets worse."
+            if tag == CRITICAL
+            else None,
+        )
+        for i, tag in enumerate(ranked)
+    ]
+    return Completions(items)
 
 
 def _run(req: Request, ctx: YamlContext) -> Completions | None:
@@ -263,7 +295,7 @@ def _documents(
     ids = corpus.ids
     index = req.index
     tokens = tokenize(question) if question else []
-    if index is None or len(index.doc_ids) != len(ids):
+    if req.blind or index is None or len(index.doc_ids) != len(ids):
         ranked = sorted(i for i in ids if _matches(i, prefix))
         scores: dict[str, float] = {}
         provisional = index is None
@@ -287,6 +319,8 @@ def _documents(
                 detail = "already judged" + (f" (grade {grade})" if grade is not None else "")
             else:
                 detail = "already in this ranking"
+        elif req.blind:
+            detail = BLIND
         elif provisional:
             detail = NOT_READY
         else:
@@ -350,4 +384,5 @@ def request_for(analysis: Analysis, offset: int, indexes: IndexCache) -> Request
         corpus=corpus,
         index=indexes.get(corpus) if corpus is not None else None,
         runs=tuple(("bm25" if r.baseline else r.name) for r in analysis.runs if not r.error),
+        blind=ctx.blind_judging if ctx is not None else False,
     )

@@ -9,17 +9,17 @@ from ..core.base.text import Span
 from ..core.chunks import mapper, places
 from ..core.formats import get
 from ..core.formats.corpus import Corpus, CorpusError
-from ..core.model import Qrels, Run
-from ..core.project.analysis import Analysis, Project
+from ..core.model import Qrels, Query, Run
+from ..core.project.analysis import Analysis, Project, QrelsContext
 from ..core.search.quality import quality_notes
-from .lenses import comparison_report
+from .judging import Judging, pair_markdown, pending
+from .lenses import comparison_report, top_groups
 from .locate import Target, locate, rank_in
 from .present import (
     chunk_note,
     document_hover,
     dropped_note,
     fusion_notes,
-    header_titles,
     judged_by,
     not_in_golden,
     query_hover,
@@ -47,11 +47,26 @@ def _means(project: Project, analysis: Analysis) -> str | None:
     if ctx is None:
         return None
     if isinstance(analysis.model, Qrels):
-        return "  \n".join(header_titles(ctx, analysis.runs, project.compare(analysis)))
+        project.compare(analysis)
+        project.pool(analysis)
+        return "  \n".join(t for group in top_groups(analysis) for t in group.titles)
     return run_header_title(ctx, analysis.runs[0]) if analysis.runs else None
 
 
-def hover_text(project: Project, analysis: Analysis, target: Target) -> str | None:
+def _judging(
+    project: Project, analysis: Analysis, ctx: QrelsContext, query: Query, judging: Judging | None
+) -> list[str]:
+    """At the question being judged: the document to judge, first."""
+    if judging is None or judging[0] != query.qid or not isinstance(analysis.model, Qrels):
+        return []
+    project.pool(analysis)
+    pair = pending(analysis, judging)
+    return [pair_markdown(ctx, pair, query.question)] if pair is not None else []
+
+
+def hover_text(
+    project: Project, analysis: Analysis, target: Target, judging: Judging | None = None
+) -> str | None:
     """The markdown of a hover, in core terms. Reads the corpus: call it on the analysis thread."""
     ctx = analysis.context
     if target.kind in ("summary", "file"):
@@ -79,7 +94,10 @@ def hover_text(project: Project, analysis: Analysis, target: Target) -> str | No
         if isinstance(analysis.model, Run):
             project.compare(analysis)  # a run file learns its golden set's base from it
         base = analysis.base.name if analysis.base is not None else None
-        return "\n\n".join([query_hover(ctx, query, rankings, base), *notes])
+        judge = _judging(project, analysis, ctx, query, judging)
+        if ctx.blind_judging:  # nothing a compared system says: no table, ranks, BM25 hints
+            return "\n\n".join([*judge, query_hover(ctx, query, [], None)])
+        return "\n\n".join([*judge, query_hover(ctx, query, rankings, base), *notes])
     assert target.doc_id is not None and target.qid is not None
     doc_id = target.doc_id
     if ctx is None:

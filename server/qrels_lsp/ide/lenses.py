@@ -1,13 +1,17 @@
 """Code lenses, in editor terms: above each question one title per run (``dense: recall@5 0.50
-· MRR 0.50``), and on the first line the counts and means; in a run file, each query's numbers
-and the run's means."""
+· MRR 0.50``), and on the first line the counts and means, the comparisons and the judging lens
+(``14 unjudged in the top 10 · judge next``); in a run file, each query's numbers and the run's
+means. Each group says what its lenses do when run (:data:`Action`)."""
 
 from __future__ import annotations
+
+from typing import Literal, NamedTuple
 
 from ..core.base.text import Span
 from ..core.model import Qrels, Run
 from ..core.project.analysis import Analysis, Project
 from .compare import Place, comparison_markdown
+from .judging import judge_title
 from .present import (
     UNANSWERABLE_TITLE,
     header_titles,
@@ -18,8 +22,35 @@ from .present import (
     run_header_title,
 )
 
-LensGroup = tuple[Span, tuple[str, ...], str | None]
-"""The lenses at one place: where, their titles (one per run), the query they explain (if any)."""
+Action = Literal["explain", "compare", "judge"]
+"""What a lens does when run: explain a question's numbers, show the whole comparison, or go to
+the next pair to judge."""
+
+
+class LensGroup(NamedTuple):
+    """The lenses at one place: where, their titles (one per run), the query they explain (if
+    any), and what they do."""
+
+    span: Span
+    titles: tuple[str, ...]
+    qid: str | None
+    action: Action = "compare"
+
+
+TOP = Span(0, 0)
+
+
+def top_groups(analysis: Analysis) -> list[LensGroup]:
+    """A golden set's first-line lenses: the header, and the judging lens when the queue has
+    been made (``Project.pool``) and is not empty."""
+    ctx = analysis.context
+    assert ctx is not None
+    header = header_titles(ctx, analysis.runs, analysis.comparisons)
+    out = [LensGroup(TOP, tuple(header), None)]
+    judge = judge_title(ctx, analysis.pool, analysis.runs)
+    if judge is not None:
+        out.append(LensGroup(TOP, (judge,), None, "judge"))
+    return out
 
 
 def lens_groups(analysis: Analysis) -> list[LensGroup]:
@@ -27,18 +58,18 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
     ctx = analysis.context
     if ctx is None:
         return []
-    top = Span(0, 0)
+    top = TOP
     if isinstance(analysis.model, Qrels):
-        header = header_titles(ctx, analysis.runs, analysis.comparisons)
-        out: list[LensGroup] = [(top, tuple(header), None)]
+        out = top_groups(analysis)
         queries = analysis.model.queries.values()
         for query, titles in query_lens_titles(ctx, queries, analysis.runs, analysis.base):
-            out.append((query.span, tuple(titles), query.qid))
+            out.append(LensGroup(query.span, tuple(titles), query.qid, "explain"))
         return out
     if isinstance(analysis.model, Run) and analysis.runs:
         result = analysis.runs[0]
         compared = run_comparison_title(ctx, result, analysis.comparisons)
-        out = [(top, (run_header_title(ctx, result), *([compared] if compared else [])), None)]
+        header = (run_header_title(ctx, result), *([compared] if compared else []))
+        out = [LensGroup(top, header, None)]
         for qid, ranking in analysis.model.rankings.items():
             if qid not in ctx.qrels.queries:
                 title = "not in the golden set · ignored"
@@ -46,7 +77,7 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
                 title = UNANSWERABLE_TITLE
             else:
                 title = lens_values(result.evaluation.per_query.get(qid, {}), ctx.k)
-            out.append((ranking.span, (title,), qid))
+            out.append(LensGroup(ranking.span, (title,), qid, "explain"))
         return out
     return []
 

@@ -73,6 +73,10 @@ def query_lens_titles(
         One pass with each run's tables looked up once: the editor asks for every question's lenses
         after every keystroke, and a golden set can hold tens of thousands of questions.
     """
+    if ctx.blind_judging:  # no system's numbers while judging
+        for query in queries:
+            yield query, []
+        return
     k = ctx.k
     against = base.evaluation.per_query if base is not None else None
     tables = [
@@ -104,9 +108,15 @@ def counts(ctx: QrelsContext) -> str:
     return text
 
 
-def run_summary(r: RunResult, k: int) -> str:
+def run_summary(r: RunResult, k: int, coverage: bool = False) -> str:
+    """A run's means as a lens says them; ``coverage``: with its judged@k too (shown when the
+    golden set's judgments cover some run poorly)."""
     ev = r.evaluation
-    text = lens_values(ev.mean, k) + f" (mean of {ev.n_queries})"
+    text = lens_values(ev.mean, k)
+    judged = ev.mean.get(f"judged@{k}")
+    if coverage and judged is not None:
+        text += f" · judged@{k} {short(judged)}"
+    text += f" (mean of {ev.n_queries})"
     if ev.missing:
         text += f" · {len(ev.missing)} missing"
     if ev.unknown:
@@ -132,14 +142,31 @@ def corpus_hint(ctx: QrelsContext) -> str:
 def header_titles(
     ctx: QrelsContext, runs: Sequence[RunResult], comparisons: Comparisons | None = None
 ) -> list[str]:
-    """The first line's lenses: the counts, each run by name with its means, then each run
-    compared with the base (when the comparison has been made)."""
+    """The first line's lenses: the counts, each run by name with its means (and judged@k when
+    some run's is below ``min_judged``), then each run compared with the base (when the
+    comparison has been made). Judging blind: the counts alone, no system's numbers."""
+    if ctx.blind_judging:
+        return [f"{counts(ctx)} · blind judging: the runs' numbers are hidden"]
     if not runs:
         return [f"{counts(ctx)} · no runs: {runs_hint(ctx)}"]
     compared = header_lens_titles(comparisons, f"recall@{ctx.k}")
+    coverage = low_coverage(ctx, runs)
     if len(runs) == 1:
-        return [f"{counts(ctx)} · {runs[0].name}: {run_summary(runs[0], ctx.k)}", *compared]
-    return [counts(ctx)] + [f"{r.name}: {run_summary(r, ctx.k)}" for r in runs] + compared
+        summary = run_summary(runs[0], ctx.k, coverage)
+        return [f"{counts(ctx)} · {runs[0].name}: {summary}", *compared]
+    summaries = [f"{r.name}: {run_summary(r, ctx.k, coverage)}" for r in runs]
+    return [counts(ctx), *summaries, *compared]
+
+
+def low_coverage(ctx: QrelsContext, runs: Sequence[RunResult]) -> bool:
+    """Whether any run the golden set pools (not the BM25 baseline) has a mean judged@k below
+    ``min_judged``: then its numbers say as much about the judgments as about the run."""
+    key = f"judged@{ctx.k}"
+    return any(
+        r.evaluation.mean.get(key, 1.0) < ctx.min_judged
+        for r in runs
+        if not r.baseline and not r.error
+    )
 
 
 def run_header_title(ctx: QrelsContext, r: RunResult) -> str:
@@ -206,7 +233,7 @@ def _metrics_at(k_values: Sequence[int]) -> list[Metric]:
     the order of the hover's table (a new measure appears there by being registered)."""
     out = [Metric(m.name) for m in MEASURES if m.cutoff != "required"]
     for m in MEASURES:
-        if m.cutoff == "required":
+        if m.cutoff == "required" or m.hover_cutoffs:
             out += [Metric(m.name, k) for k in k_values]
     return out
 
@@ -249,6 +276,7 @@ def query_hover(
         )
     if base is not None and base in values and len(names) > 1:
         lines += ["", *_against_base(ctx, values, names, base)]
+    lines += ["", *coverage_lines(ctx, grades, scored, values)]
     lines.append("")
     lines.append("| relevant document | grade | " + " | ".join(md_text(n) for n in names) + " |")
     lines.append("| --- | ---: |" + " ---: |" * len(names))
@@ -288,6 +316,44 @@ def _against_base(
             else:
                 cells.append(f"{delta_mark(mine, theirs) or '='} {mine - theirs:+.4f}")
         out.append(f"| {md_text(name)} | " + " | ".join(cells) + " |")
+    return out
+
+
+def coverage_lines(
+    ctx: QrelsContext,
+    grades: Mapping[str, int],
+    scored: Sequence[tuple[str, list[str]]],
+    values: Mapping[str, Mapping[str, float]],
+) -> list[str]:
+    """How far this question's judgments cover each run's top, and each metric's value if the
+    unjudged documents there were relevant: ``recall@5 0.50 (up to 1.00 if the 2 unjudged are
+    relevant)`` (core/coverage/bounds.py)."""
+    from ..core.coverage.bounds import bounded, unjudged_top, upper_bounds
+
+    metrics = bounded(ctx.metrics)
+    out = ["**If the unjudged were relevant** (the metrics count them as not relevant):", ""]
+    for name, ranking in scored:
+        upper = upper_bounds({"q": grades}, {"q": ranking}, metrics, ctx.k, ctx.level)
+        bound = upper.per_query["q"]
+        parts = []
+        for m in metrics:
+            key = str(m)
+            if key in values[name]:
+                mine = values[name][key]
+            else:  # a metric the hover's table does not list (rbp@0.9, map@5)
+                mine = query_scores(grades, ranking, [m], ctx.level)[key]
+            n = len(unjudged_top(grades, ranking, m.k or ctx.k))
+            part = f"{key} {short(mine)}"
+            if n and bound[key] != mine:
+                word = "up to " if bound[key] > mine else ""
+                are = "is" if n == 1 else "are"
+                part += f" ({word}{short(bound[key])} if the {n} unjudged {are} relevant)"
+            parts.append(part)
+        unjudged = len(unjudged_top(grades, ranking, ctx.k))
+        top = (
+            f"{unjudged} unjudged in its top {ctx.k}" if unjudged else f"its top {ctx.k} all judged"
+        )
+        out.append(f"- {md_text(name)} ({top}): " + " · ".join(parts))
     return out
 
 

@@ -89,6 +89,19 @@ class Client:
             types.ShowMessageParams(type=types.MessageType.Info, message=message)
         )
 
+    async def show(self, uri: str, selection: types.Range) -> bool:
+        """Bring a document forward with ``selection`` selected (window/showDocument); False
+        when the editor cannot or does not."""
+        if self.closed or not self.supports("window.show_document.support"):
+            return False
+        params = types.ShowDocumentParams(uri=uri, take_focus=True, selection=selection)
+        try:
+            result = await self._server.window_show_document_async(params)
+        except Exception as exc:  # an editor that fails the request: the caller says where
+            log.warning("window/showDocument failed: %s", exc)
+            return False
+        return bool(result and result.success)
+
     def report_crash(self, what: str, details: str) -> None:
         """A bug in a background task: logged to the client, never silently dropped."""
         message = f"qrels-lsp: {what} (a bug: please report it).\n{details}"

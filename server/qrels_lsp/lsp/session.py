@@ -76,6 +76,8 @@ class Session:
         self.snapshots: dict[str, Snapshot] = {}
         self.failures: dict[str, int] = {}
         self._positions: dict[str, Positions] = {}  # one line index per document text
+        # Per golden set: the (question, document) pair judge-next went to, being judged.
+        self.judging: dict[str, tuple[str, str]] = {}
         # The open documents as the analysis running now was given them (analysis thread only).
         self._buffers: dict[str, tuple[str, int | None]] = {}
         self._disk: dict[Path, tuple[tuple[int, int, int, int], tuple[str | None, str | None]]] = {}

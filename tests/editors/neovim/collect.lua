@@ -5,13 +5,8 @@
 -- Optional: QRELS_SETUP, setup()'s options as JSON (default: cmd = QRELS_LSP_BIN); QRELS_TRUST, a
 -- file added to Neovim's trust database first (as `:trust` in its buffer would); no QRELS_RUN:
 -- the golden set only.
-local env = function(name, default)
-  local v = os.getenv(name)
-  if v == nil or v == "" then
-    return default
-  end
-  return v
-end
+local harness = dofile(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2)) .. "/harness.lua")
+local env = harness.env
 local plugin = assert(env("QRELS_PLUGIN"), "QRELS_PLUGIN")
 local golden = assert(env("QRELS_GOLDEN"), "QRELS_GOLDEN")
 local runfile = env("QRELS_RUN")
@@ -21,24 +16,8 @@ local timeout = tonumber(env("QRELS_TIMEOUT", "60000"))
 local quiet_ms = 1500 -- results are final when nothing changed for this long
 
 local result = { nvim = tostring(vim.version()), files = {}, log = {}, notifications = {} }
-local function log(s)
-  table.insert(result.log, s)
-  io.stdout:write(s .. "\n")
-end
-local function finish(code)
-  local f = assert(io.open(out_path, "w"))
-  f:write(vim.json.encode(result))
-  f:close()
-  for _, c in ipairs(vim.lsp.get_clients()) do
-    c:stop(true)
-  end
-  io.stdout:flush()
-  if code == 0 then
-    vim.cmd("qall!")
-  else
-    vim.cmd(code .. "cquit!")
-  end
-end
+local h = harness.new(result, out_path)
+local log, finish = h.log, h.finish
 
 vim.notify = function(msg, level)
   table.insert(result.notifications, { msg = msg, level = level })

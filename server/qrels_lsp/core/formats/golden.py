@@ -74,6 +74,7 @@ QUERY_KEYS: dict[str, str] = {
     "relevant": "Relevant document ids: a list (grade 1) or a mapping id -> integer grade.",
     "unanswerable": "true when the corpus holds no answer on purpose: excluded from the means.",
     "notes": "Free text for the people who maintain the golden set.",
+    "tags": "Labels for this question, e.g. `[critical]`: `qrels-lsp gate --critical TAG` fails when a question so tagged gets worse.",
 }
 
 
@@ -176,9 +177,29 @@ def _parse_query(p: ShapeReader, key: YScalar, value: YNode) -> Query:
         query.unanswerable_span = Span(fields["unanswerable"][0].span.start, unode.span.end)
     if "notes" in fields:
         p.string(fields["notes"][1], "`notes`")
+    if "tags" in fields:
+        query.tags = _tags(p, fields["tags"][1])
     if "relevant" in fields:
         query.judgments = _parse_relevant(p, fields["relevant"][1])
     return query
+
+
+def _tags(p: ShapeReader, node: YNode) -> tuple[str, ...]:
+    """A question's tags: a list of names (``[critical, billing]``), each once."""
+    if isinstance(node, YScalar) and node.type == "null":
+        return ()
+    if isinstance(node, YScalar):
+        p.add("QR004", node.span, f"`tags` must be a list of names; write `[{node.value}]`.")
+        return ()
+    if not p.expect(node, YSeq, "`tags`", node.span):
+        return ()
+    assert isinstance(node, YSeq)
+    out: list[str] = []
+    for item in node.items:
+        name = p.string(item, "Each tag")
+        if name is not None and name.strip() and name.strip() not in out:
+            out.append(name.strip())
+    return tuple(out)
 
 
 def _parse_relevant(p: ShapeReader, node: YNode) -> list[Judgment]:

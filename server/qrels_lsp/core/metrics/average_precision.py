@@ -1,14 +1,23 @@
 """map: average precision, the sum over relevant retrieved documents of the precision at their
-rank, over all relevant documents (trec_eval ``map``)."""
+rank, over all relevant documents (trec_eval ``map``); map@k counts only the top k (trec_eval
+``map_cut_k``, ir_measures ``AP@k``), still over all relevant documents."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .measure import Judged, Measure
 
+if TYPE_CHECKING:
+    from .metric import Metric
 
-def _average_precision(j: Judged, k: int | None) -> float:
+
+def _average_precision(j: Judged, m: Metric) -> float:
+    k = m.k
     relevant_so_far, total = 0, 0.0
     for rank, grade in j.hits:
+        if k is not None and rank >= k:
+            break
         if j.relevant(grade):
             relevant_so_far += 1
             total += relevant_so_far / (rank + 1)
@@ -18,9 +27,11 @@ def _average_precision(j: Judged, k: int | None) -> float:
 MEASURE = Measure(
     name="map",
     trec_eval="map",
+    trec_eval_cut="map_cut_{k}",
     spellings=("map", "ap"),
-    cutoff="none",
+    cut_spellings=("map_cut",),
+    cutoff="optional",
     value=_average_precision,
-    summary="average precision",
+    summary="average precision (map@k: of the top k, over all relevant documents)",
     whole_ranking=True,
 )

@@ -226,7 +226,9 @@ def evaluate(
         if derived is not None:
             return derived
     out = Evaluation()
-    empty = dict.fromkeys((str(m) for m in metrics), 0.0)
+    # What a query missing from the run scores: what an empty ranking scores, whatever its
+    # judgments: 0, but judged@k 1 (nothing retrieved is unjudged), as trec_eval -c prints it.
+    empty = query_scores({}, (), metrics, level)
     for qid, grades in qrels.items():
         if qid in unanswerable:  # nothing to find: neither scored nor missing
             out.unanswerable.append(qid)

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .measure import Judged, Measure
 
+if TYPE_CHECKING:
+    from .metric import Metric
 
-def _hit_rate(j: Judged, k: int | None) -> float:
+
+def _hit_rate(j: Judged, m: Metric) -> float:
+    k = m.k
     assert k is not None
     return 1.0 if any(rank < k and j.relevant(grade) for rank, grade in j.hits) else 0.0
 
 
 MEASURE = Measure(
     name="hit_rate",
-    trec_eval="success_{k}",
+    trec_eval=None,
+    trec_eval_cut="success_{k}",
     spellings=("hit_rate", "hits", "success"),
     cutoff="required",
     value=_hit_rate,

@@ -3,10 +3,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .measure import Judged, Measure
 
+if TYPE_CHECKING:
+    from .metric import Metric
 
-def _reciprocal_rank(j: Judged, k: int | None) -> float:
+
+def _reciprocal_rank(j: Judged, m: Metric) -> float:
+    k = m.k
     first = next((rank + 1 for rank, grade in j.hits if j.relevant(grade)), None)
     if first is None or (k is not None and first > k):
         return 0.0
@@ -16,6 +22,7 @@ def _reciprocal_rank(j: Judged, k: int | None) -> float:
 MEASURE = Measure(
     name="mrr",
     trec_eval="recip_rank",
+    trec_eval_cut=None,
     spellings=("mrr", "rr", "recip_rank"),
     cutoff="optional",
     value=_reciprocal_rank,

@@ -3,18 +3,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .measure import Judged, Measure
+
+if TYPE_CHECKING:
+    from .metric import Metric
 from .recall import relevant_in_top
 
 
-def _precision(j: Judged, k: int | None) -> float:
+def _precision(j: Judged, m: Metric) -> float:
+    k = m.k
     assert k is not None
     return relevant_in_top(j, k) / k
 
 
 MEASURE = Measure(
     name="precision",
-    trec_eval="P_{k}",
+    trec_eval=None,
+    trec_eval_cut="P_{k}",
     spellings=("precision", "p"),
     cutoff="required",
     value=_precision,

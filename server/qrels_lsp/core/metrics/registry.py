@@ -3,7 +3,7 @@ module building a :class:`~.measure.Measure` and one line here."""
 
 from __future__ import annotations
 
-from . import average_precision, hit_rate, mrr, ndcg, precision, recall
+from . import average_precision, bpref, hit_rate, judged, mrr, ndcg, precision, rbp, recall, rprec
 from .measure import Measure
 
 MEASURES: tuple[Measure, ...] = (
@@ -13,6 +13,10 @@ MEASURES: tuple[Measure, ...] = (
     ndcg.MEASURE,
     average_precision.MEASURE,
     hit_rate.MEASURE,
+    judged.MEASURE,
+    bpref.MEASURE,
+    rprec.MEASURE,
+    rbp.MEASURE,
 )
 _BY_NAME = {m.name: m for m in MEASURES}
 

@@ -23,6 +23,7 @@ from ..checks.run_chunks import QR209, matches_no_document
 from ..checks.suppress import apply_suppressions
 from ..chunks import ChunkedRankings, ChunkRule, mapper, scored_documents
 from ..compare import Comparer, Comparisons
+from ..coverage.pool import Pool, PoolCache
 from ..formats import detect, get, parse_as
 from ..formats.beir_layout import beir_dataset
 from ..formats.corpus import Corpus, CorpusError, load_corpus
@@ -45,6 +46,7 @@ from .comparing import QR115, BaseChoice, choose_base, compare_runs
 from .config import Config, QrelsBinding
 from .fusing import resolve as resolve_fusion
 from .incremental import EntryEdit, reparse
+from .judging import pool_of
 
 declare(
     "QR111",
@@ -115,6 +117,9 @@ class QrelsContext:
     chunks: ChunkRule | None = None  # how its runs' ids map to its documents (runs of chunks)
     alpha: float = 0.05
     min_difference: float = 0.05
+    min_judged: float = 0.9  # the judged@k below which the header warns
+    pool_depth: int = 10  # how deep the judging queue looks into each run
+    blind_judging: bool = False  # hide what the systems compared say, while judging
 
 
 @dataclass(slots=True)
@@ -134,6 +139,9 @@ class Analysis:
     # keystroke's diagnostics, only for what shows the comparison.
     comparisons: Comparisons | None = None
     compared: bool = False
+    # The judging queue of a golden set's runs, made on demand too (`Project.pool`).
+    pool: Pool | None = None
+    pooled: bool = False
 
     def changed_since(self, last: Analysis) -> frozenset[str] | None:
         """The queries whose entry or numbers may differ from ``last``'s, when this analysis was
@@ -211,6 +219,7 @@ class Project:
         self._checks: dict[Path, CheckCache] = {}
         self._scores: dict[tuple[Path, Path | str | None], ScoreCache] = {}
         self._comparers: dict[Path, Comparer] = {}  # per golden set: resampling kept per edit
+        self._pools: dict[Path, PoolCache] = {}  # per golden set: each question's unjudged pairs
         self._rankings: dict[Path, tuple[Run, dict[str, list[str]]]] = {}
         self._fast_runs: dict[Path, tuple[str, dict[str, list[str]]]] = {}
         self._chunked: dict[Path, ChunkedRankings] = {}  # per run: its rankings of documents
@@ -422,6 +431,9 @@ class Project:
             chunks=qrels.chunks or (binding.chunks if binding else None) or self.config.chunks,
             alpha=self.config.alpha,
             min_difference=self.config.min_difference,
+            min_judged=self.config.min_judged,
+            pool_depth=self.config.pool_depth,
+            blind_judging=self.config.blind_judging,
         )
 
     def _bound_runs(self, binding: QrelsBinding) -> list[Path]:
@@ -717,6 +729,19 @@ class Project:
         # (a second lens request would be answered without the comparison).
         analysis.compared = True
         return analysis.comparisons
+
+    def pool(self, analysis: Analysis) -> Pool | None:
+        """A golden set's judging queue over its runs (kept on ``analysis``); None for a run
+        file, and for a golden set with no run to pool. The BM25 baseline is not pooled: it is
+        one of the systems compared, and `pool --baseline bm25` adds it on purpose."""
+        if analysis.pooled:
+            return analysis.pool
+        ctx = analysis.context
+        if ctx is not None and isinstance(analysis.model, Qrels):
+            cache = self._pools.setdefault(ctx.path, PoolCache())
+            analysis.pool = pool_of(ctx, analysis.runs, cache)
+        analysis.pooled = True  # said last, as in `compare`
+        return analysis.pool
 
     def golden_runs(self, ctx: QrelsContext, own: RunResult | None = None) -> list[RunResult]:
         """A golden set's runs scored (``own``, the open run file's result, in its place), its

@@ -88,11 +88,16 @@ def compare_runs(
     min_difference: float | None = None,
 ) -> Comparisons | None:
     """Every other scorable run against ``base`` over the golden set's queries, for ``metrics``
-    (default: the context's); None when there is nothing to compare with."""
+    (default: the context's measures of effectiveness, not judged@k); None when there is
+    nothing to compare with."""
     others = [(r.name, r.evaluation.per_query) for r in runs if r is not base and not r.error]
     if not others:
         return None
-    names = list(metrics) if metrics is not None else [str(m) for m in ctx.metrics]
+    names = (
+        list(metrics)
+        if metrics is not None
+        else [str(m) for m in ctx.metrics if m.measure.compared]
+    )
     compare = comparer.compare if comparer is not None else Comparer().compare
     return compare(
         base.name,

@@ -57,6 +57,9 @@ SETTINGS: dict[str, str] = {
     "compare_to": 'The run every other run is compared with (its name, e.g. "bm25" or "dense"); a golden set\'s `compare_to:` wins. Default: the BM25 baseline when a corpus is known, else the first run.',
     "alpha": "Significance level of comparisons, after Holm-Bonferroni over the runs and metrics shown. Default 0.05.",
     "min_difference": "The smallest difference worth detecting: comparisons say how many questions would detect it (power 0.8). Default 0.05.",
+    "min_judged": "Below this judged@k (the share of a run's top k that the golden set judges), the golden set's first line warns: its unjudged documents count as not relevant. 0 to 1; 0 never warns. Default 0.9.",
+    "pool_depth": "How deep into each run the judging queue looks (depth-k pooling): the golden set's `N unjudged in the top D · judge next` lens and `qrels-lsp pool`'s default `--depth`. Default 10.",
+    "blind_judging": "While judging, hide what the systems being compared say: run ranks, scores and comparisons in lenses, hints and hover, BM25's quality hints and its order in completion. Default false.",
     "allow_outside": "Folders outside the workspace that may be read (a shared corpus), or true for any. Only from your editor's user settings or a configuration file outside the workspace: a workspace cannot grant itself this. Default none.",
 }
 MAX_CONFIG_BYTES = 1 * MiB
@@ -106,6 +109,9 @@ class Config:
     min_difference: float = 0.05
     fusions: tuple[Fusion, ...] = ()  # for every golden set that declares none of its own
     chunks: ChunkRule | None = None  # for every golden set that declares none of its own
+    min_judged: float = 0.9
+    pool_depth: int = 10
+    blind_judging: bool = False
     qrels: tuple[QrelsBinding, ...] = ()
     allow_outside: tuple[Path, ...] = ()  # folders outside the workspace the user allows
     allow_anywhere: bool = False  # the user lifted the workspace boundary altogether
@@ -264,9 +270,10 @@ def config_from_mapping(
                     )
                 )
             continue
-        if key in ("k", "relevance_level"):
-            if not isinstance(value, int) or isinstance(value, bool) or (key == "k" and value < 1):
-                bad(key, "expected " + ("a positive integer" if key == "k" else "an integer"))
+        if key in ("k", "relevance_level", "pool_depth"):
+            positive = key != "relevance_level"
+            if not isinstance(value, int) or isinstance(value, bool) or (positive and value < 1):
+                bad(key, "expected " + ("a positive integer" if positive else "an integer"))
             else:
                 values[key] = value
         elif key in ("ignore", "metrics", "golden", "runs"):
@@ -276,7 +283,7 @@ def config_from_mapping(
                 values[key] = (
                     frozenset(v.upper() for v in value) if key == "ignore" else tuple(value)
                 )
-        elif key == "bm25_baseline":
+        elif key in ("bm25_baseline", "blind_judging"):
             if not isinstance(value, bool):
                 bad(key, "expected true or false")
             else:
@@ -289,6 +296,11 @@ def config_from_mapping(
         elif key in ("alpha", "min_difference"):
             if not _fraction(value):
                 bad(key, "expected a number above 0 and below 1")
+            else:
+                values[key] = float(value)
+        elif key == "min_judged":
+            if not _share(value):
+                bad(key, "expected a number from 0 to 1")
             else:
                 values[key] = float(value)
         elif key == "corpus_ids":
@@ -338,6 +350,10 @@ def _shown(key: object) -> str:
 
 def _fraction(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1
+
+
+def _share(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
 
 
 def _strings(value: Any) -> bool:

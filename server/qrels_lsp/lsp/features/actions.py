@@ -11,11 +11,16 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from ...core.base.findings import Finding, TextEdit
+from ...core.base.text import Span
+from ...core.model import Qrels
+from ...core.project.analysis import Analysis
 from ...ide.actions import fixes_at, judge_fixes, retrieved_at
+from ...ide.judging import next_fixes
 from ...ide.rename import RenameError, query_id_at, rename_in_project
 from ..convert import Positions, code_action, diagnostic, uri_of, workspace_edit
 from ..session import Session
 from ..state import State
+from .lenses import JUDGE_NEXT_COMMAND
 
 JUDGE_KIND = types.CodeActionKind.RefactorRewrite
 REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
@@ -49,6 +54,23 @@ def edit_of(
     return workspace_edit(edits, uri, positions, versions)
 
 
+async def _judge_next(
+    session: Session, uri: str, pos: Positions, analysis: Analysis, span: Span
+) -> list[types.CodeAction]:
+    """At a question's id: judge its next pair of the queue, then go to the next one."""
+    project = session.project
+    await session.run(lambda: project.pool(analysis))
+    out = []
+    judging = session.judging.get(uri)
+    for pair, fix in next_fixes(analysis, span.start, analysis.text, judging):
+        action = code_action(fix, None, edit_of(session, uri, pos, list(fix.edits)))
+        action.kind = JUDGE_KIND
+        after: dict[str, object] = {"path": str(analysis.path), "after": [pair.query, pair.doc]}
+        action.command = types.Command("Judge next", JUDGE_NEXT_COMMAND, arguments=[after])
+        out.append(action)
+    return out
+
+
 def register(server: LanguageServer, state: State) -> None:
     session = state.session
 
@@ -78,6 +100,8 @@ def register(server: LanguageServer, state: State) -> None:
                 action = code_action(fix, None, edit_of(session, uri, pos, list(fix.edits)))
                 action.kind = JUDGE_KIND
                 actions.append(action)
+        if wants(only, JUDGE_KIND) and isinstance(analysis.model, Qrels):
+            actions += await _judge_next(session, uri, pos, analysis, span)
         return actions
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)

@@ -23,8 +23,8 @@ def register(server: LanguageServer, state: State) -> None:
         target = hover_target(analysis, pos.offset(params.position))
         if target is None:
             return None
-        project = session.project
-        text = await session.run(lambda: hover_text(project, analysis, target))
+        project, judging = session.project, session.judging.get(uri)
+        text = await session.run(lambda: hover_text(project, analysis, target, judging))
         if not text:
             return None
         formats = client.supports("text_document.hover.content_format", None) or []

@@ -13,17 +13,18 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ...core.base.text import Span
 from ...core.model import Qrels
 from ...core.project.analysis import Analysis, QrelsContext
-from ...ide.lenses import comparison_report, explanation, lens_groups
-from ...ide.present import header_titles, query_lens_titles
+from ...ide.lenses import LensGroup, comparison_report, explanation, lens_groups, top_groups
+from ...ide.present import query_lens_titles
 from ..convert import Positions, RawJSON, uri_of
 from ..pieces import LINE, Last, PieceCache, Placed
 from ..state import State
 
 EXPLAIN_COMMAND = "qrels-lsp.explainQuery"
 COMPARE_COMMAND = "qrels-lsp.compareRuns"
+JUDGE_NEXT_COMMAND = "qrels-lsp.judgeNext"
+COMMANDS = {"explain": EXPLAIN_COMMAND, "compare": COMPARE_COMMAND, "judge": JUDGE_NEXT_COMMAND}
 
 
 class LensEncoder:
@@ -43,19 +44,24 @@ class LensEncoder:
             if last is not None and before is not None and before.k == ctx.k:
                 changes = self._changes(pos, analysis, ctx, last)
                 patched = (
-                    None if changes is None else self._pieces.patch(pos, analysis, last, changes)
+                    None
+                    if changes is None
+                    else self._pieces.patch(pos, analysis, last, changes, extra=last.extra)
                 )
                 if patched is not None:
                     return patched
         parts: list[Placed] = []
         at: dict[str, int] = {}
-        for span, titles, qid in lens_groups(analysis):
-            if not titles:
+        tops = 0
+        for group in lens_groups(analysis):
+            if not group.titles:
                 continue
-            if qid is not None:
-                at[qid] = len(parts)
-            parts.append(self._part(pos, span, titles, qid))
-        out = self._pieces.answer(pos, analysis, parts, at)
+            if group.qid is not None:
+                at[group.qid] = len(parts)
+            else:
+                tops += 1
+            parts.append(self._part(pos, group))
+        out = self._pieces.answer(pos, analysis, parts, at, extra=tops)
         if not isinstance(analysis.model, Qrels):
             self._pieces.forget()  # a run's lenses are made whole each time
         return out
@@ -63,12 +69,14 @@ class LensEncoder:
     def _changes(
         self, pos: Positions, analysis: Analysis, ctx: QrelsContext, last: Last
     ) -> dict[int, Placed] | None:
-        """The header's and the changed questions' pieces; None when a question gained or lost
-        its lenses (then the pieces are not the same ones)."""
+        """The first line's and the changed questions' pieces; None when a question gained or
+        lost its lenses, or the first line a lens (then the pieces are not the same ones)."""
         assert isinstance(analysis.model, Qrels)
         queries = analysis.model.queries
-        header = tuple(header_titles(ctx, analysis.runs, analysis.comparisons))
-        changes = {0: self._part(pos, Span(0, 0), header, None)}
+        tops = [g for g in top_groups(analysis) if g.titles]
+        if len(tops) != last.extra:
+            return None
+        changes = {i: self._part(pos, group) for i, group in enumerate(tops)}
         edited = [queries[qid] for qid in last.changed if qid in queries]  # others: run only
         for query, titles in query_lens_titles(ctx, edited, analysis.runs, analysis.base):
             i = last.at.get(query.qid)
@@ -76,23 +84,26 @@ class LensEncoder:
                 continue  # no lens before, none now (a golden set with no runs yet)
             if i is None or not titles:
                 return None
-            changes[i] = self._part(pos, query.span, tuple(titles), query.qid)
+            group = LensGroup(query.span, tuple(titles), query.qid, "explain")
+            changes[i] = self._part(pos, group)
         return changes
 
-    def _part(self, pos: Positions, span: Span, titles: tuple[str, ...], qid: str | None) -> Placed:
+    def _part(self, pos: Positions, group: LensGroup) -> Placed:
         position, enc = pos.lines.position, pos.encoding
+        span = group.span
         (l1, c1), (l2, c2) = position(span.start, enc), position(span.end, enc)
         where = (c1, l2 - l1, c2)  # lines relative to the lens's own
-        return self._pieces.piece((where, titles, qid), l1, lambda: self._json(where, titles, qid))
+        key = (where, group.titles, group.qid, group.action)
+        return self._pieces.piece(key, l1, lambda: self._json(where, group))
 
-    def _json(self, where: tuple[int, int, int], titles: tuple[str, ...], qid: str | None) -> str:
+    def _json(self, where: tuple[int, int, int], group: LensGroup) -> str:
         c1, lines, c2 = where
         start, end = {"line": LINE, "character": c1}, {"line": LINE + lines, "character": c2}
         rng = {"start": start, "end": end}
-        # A question's lenses explain its numbers; the first line's show the comparison.
-        command: dict[str, Any] = {
-            "command": EXPLAIN_COMMAND if qid is not None else COMPARE_COMMAND
-        }
+        # A question's lenses explain its numbers; the first line's show the comparison, and
+        # its judging lens goes to the next pair to judge.
+        qid, titles = group.qid, group.titles
+        command: dict[str, Any] = {"command": COMMANDS[group.action]}
         command["arguments"] = [{"path": self.path, "qid": qid} if qid else {"path": self.path}]
         lenses = [{"range": rng, "command": {"title": t, **command}} for t in titles]
         return ",".join(json.dumps(lens, separators=(",", ":")) for lens in lenses)
@@ -109,9 +120,9 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return []
-        if analysis.context is not None and not analysis.compared:
+        if analysis.context is not None and not (analysis.compared and analysis.pooled):
             project = session.project
-            await session.run(lambda: project.compare(analysis))
+            await session.run(lambda: (project.compare(analysis), project.pool(analysis)))
         pos = session.positions(uri, analysis.text)
         path = str(analysis.path)
         encoder = encoders.get(uri)

@@ -1,0 +1,167 @@
+"""The judging queue: which (question, document) pairs to judge next (docs/compare.md, "Which
+documents to judge next").
+
+Depth-k pooling over the runs: every document a run puts in a question's top ``depth`` that the
+golden set does not judge. A document with a negative grade is left out: judged@k counts it
+unjudged, as trec_eval does, but someone wrote that grade, and a queue that asks again about what
+was judged on purpose wastes the judge's time. Judging a pair
+raises judged@depth by 1/depth for each run that retrieved it there, so the queue puts first the
+pairs most runs share (judging the first N raises the runs' mean judged@depth at least as much as
+any other N pairs of the pool), then those some run ranks highest, then by question and document
+id. Unanswerable questions and questions the golden set does not have are left out: no mean
+reads them.
+
+The editor keeps the pool between keystrokes (:class:`PoolCache`): after an edit of one entry only
+that question's pairs are found again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..metrics import Since
+
+DEFAULT_DEPTH = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """One unjudged (question, document) pair of the pool."""
+
+    query: str
+    doc: str
+    runs: tuple[str, ...]  # the runs that put it in their top depth, in the runs' order
+    best_rank: int  # the best (1-based) rank any of them gives it
+
+    def order(self) -> tuple[int, int, str, str]:
+        return (-len(self.runs), self.best_rank, self.query, self.doc)
+
+
+RunRankings = tuple[str, Mapping[str, Sequence[str]]]
+"""A run's name and its rankings (question -> ids in trec_eval's order)."""
+
+
+def query_pairs(
+    qid: str, grades: Mapping[str, int], runs: Sequence[RunRankings], depth: int
+) -> list[Pair]:
+    """The unjudged pairs of one question, in queue order."""
+    found: dict[str, tuple[list[str], int]] = {}
+    for name, rankings in runs:
+        ranking = rankings.get(qid)
+        if not ranking:
+            continue
+        for rank, doc in enumerate(ranking[:depth], start=1):
+            if doc in grades:
+                continue
+            hit = found.get(doc)
+            if hit is None:
+                found[doc] = ([name], rank)
+            else:
+                hit[0].append(name)
+                if rank < hit[1]:
+                    found[doc] = (hit[0], rank)
+    pairs = [Pair(qid, doc, tuple(names), best) for doc, (names, best) in found.items()]
+    pairs.sort(key=Pair.order)
+    return pairs
+
+
+def judging_queue(
+    grades: Mapping[str, Mapping[str, int]],
+    runs: Sequence[RunRankings],
+    depth: int = DEFAULT_DEPTH,
+    unanswerable: Collection[str] = (),
+) -> list[Pair]:
+    """Every unjudged pair of the pool, in the order that covers the runs fastest."""
+    return _ordered(
+        pair
+        for qid, judged in grades.items()
+        if qid not in unanswerable
+        for pair in query_pairs(qid, judged, runs, depth)
+    )
+
+
+def _ordered(pairs: Iterable[Pair]) -> list[Pair]:
+    return sorted(pairs, key=Pair.order)
+
+
+class Pool:
+    """The queue of one golden set over its runs: each question's pairs, its size, the next pair
+    and (sorted when asked for) the whole queue. The editor's header lens needs only the size and
+    the judge-next command the head, so ten thousand questions are not sorted per keystroke."""
+
+    __slots__ = ("_pairs", "_per_query", "depth", "runs", "size")
+
+    def __init__(
+        self, depth: int, runs: tuple[str, ...], per_query: Mapping[str, list[Pair]]
+    ) -> None:
+        self.depth = depth
+        self.runs = runs  # the runs pooled
+        self._per_query = dict(per_query)  # a copy: the cache goes on changing its own
+        self.size = sum(map(len, self._per_query.values()))
+        self._pairs: list[Pair] | None = None
+
+    def __len__(self) -> int:
+        return self.size
+
+    @property
+    def pairs(self) -> list[Pair]:
+        """The whole queue, in order."""
+        if self._pairs is None:
+            self._pairs = _ordered(p for ps in self._per_query.values() for p in ps)
+        return self._pairs
+
+    def next(self) -> Pair | None:
+        heads = [ps[0] for ps in self._per_query.values() if ps]
+        return min(heads, key=Pair.order) if heads else None
+
+    def of_query(self, qid: str) -> list[Pair]:
+        return list(self._per_query.get(qid, ()))
+
+
+class PoolCache:
+    """Each question's pairs, kept while its judgments and every run's rankings are the very same
+    objects (rankings are kept per parse of a run, grades per entry of the golden set), so that a
+    keystroke finds one question's pairs again, not ten thousand."""
+
+    def __init__(self) -> None:
+        self._config: tuple[int, tuple[str, ...], frozenset[str]] | None = None
+        self._grades: Mapping[str, Mapping[str, int]] | None = None
+        self._rankings: tuple[Mapping[str, Sequence[str]], ...] = ()
+        self._per_query: dict[str, list[Pair]] = {}
+        self._last: Pool | None = None
+
+    def pool(
+        self,
+        grades: Mapping[str, Mapping[str, int]],
+        runs: Sequence[RunRankings],
+        depth: int = DEFAULT_DEPTH,
+        unanswerable: Collection[str] = (),
+        since: Since | None = None,
+    ) -> Pool:
+        names = tuple(name for name, _ in runs)
+        config = (depth, names, frozenset(unanswerable))
+        rankings = tuple(r for _, r in runs)
+        same = config == self._config and len(rankings) == len(self._rankings)
+        same = same and all(a is b for a, b in zip(rankings, self._rankings, strict=True))
+        changed: Iterable[str] | None = None  # None: every question again
+        if same and grades is self._grades:
+            if self._last is not None:
+                return self._last
+        elif same and since is not None and since.base is self._grades:
+            changed = since.keys
+        if changed is None and not (same and grades is self._grades):
+            self._per_query = {
+                qid: query_pairs(qid, judged, runs, depth)
+                for qid, judged in grades.items()
+                if qid not in unanswerable
+            }
+        elif changed is not None:
+            for qid in changed:
+                self._per_query.pop(qid, None)
+                judged = grades.get(qid)
+                if judged is not None and qid not in unanswerable:
+                    self._per_query[qid] = query_pairs(qid, judged, runs, depth)
+        self._config, self._grades, self._rankings = config, grades, rankings
+        self._last = Pool(depth, names, self._per_query)
+        return self._last

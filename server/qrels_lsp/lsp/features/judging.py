@@ -1,0 +1,51 @@
+"""Judge next: the first-line lens's command goes to the next pair of the judging queue
+(``ide/judging.py``), keeps it as the pair being judged (``Session.judging``) and selects its
+question's id, where the hover shows the document, an inlay hint names it and code actions
+(``features/actions.py``) write its grade and come back here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pygls.lsp.server import LanguageServer
+
+from ...core.model import Qrels
+from ...ide.judging import next_pair
+from ..convert import uri_of
+from ..state import State
+from .lenses import JUDGE_NEXT_COMMAND
+
+
+def register(server: LanguageServer, state: State) -> None:
+    session, client = state.session, state.client
+    session.on_close.append(lambda uri: session.judging.pop(uri, None))
+
+    @server.command(JUDGE_NEXT_COMMAND)
+    async def judge_next(ls: LanguageServer, args: dict[str, Any]) -> dict[str, Any] | None:
+        """Select the next pair's question; its pair, and how many are left, as the result."""
+        uri = uri_of(Path(str(args.get("path", ""))))
+        analysis = await session.analysis_if_ours(uri)
+        if analysis is None or not isinstance(analysis.model, Qrels):
+            return None
+        project = session.project
+        pool = await session.run(lambda: project.pool(analysis))
+        skip = args.get("after")
+        pair = next_pair(analysis, tuple(skip) if isinstance(skip, list) else None)
+        if pool is None or pair is None:
+            client.inform("Nothing to judge: the runs' top documents are all judged.")
+            return None
+        session.judging[uri] = (pair.query, pair.doc)
+        client.refresh_views()  # the hint that names the document
+        query = analysis.model.queries[pair.query]
+        pos = session.positions(uri, analysis.text)
+        shown = await client.show(uri, pos.range(query.span))
+        if not shown:
+            client.inform(f"Judge next: {pair.doc} for {pair.query}.")
+        return {
+            "query": pair.query,
+            "doc": pair.doc,
+            "runs": list(pair.runs),
+            "best_rank": pair.best_rank,
+            "remaining": len(pool),
+        }
