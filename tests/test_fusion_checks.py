@@ -294,3 +294,20 @@ def test_fusing_chunk_runs_fuses_their_documents(tmp_path: Path, where: str) -> 
     # chunks: q1 reset.md, errors.md; other: q1 errors.md, reset.md: a tie, broken by id
     assert f.rankings["q1"] == ["reset.md", "errors.md"]
     assert f.scores is not None and f.scores["q1"] == [1 / 61 + 1 / 62, 1 / 62 + 1 / 61]
+
+
+def test_the_gate_takes_a_fused_run_and_a_run_of_chunks_by_name(tmp_path: Path) -> None:
+    """`gate` names its runs as the golden set does: a fused run and a run of chunks (scored by
+    document) are runs it can gate like any other."""
+    keys = 'chunks: {separator: "#"}\nfusions:\n  - {name: both, method: rrf, runs: [lists, plain]}'
+    root = workspace(tmp_path, keys)
+    for head in ("both", "chunks"):
+        done = subprocess.run(
+            [*CLI, "gate", "g.qrels.yaml", "--base", "lists", "--head", head, "--min-judged", "0"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode in (0, 1), done.stderr
+        assert head in done.stdout and ("pass" in done.stdout or "fail" in done.stdout)
