@@ -75,9 +75,9 @@ lap "$("$QRELS_CI_NVIM" --version | head -1)"
 # -- the grammar tests' tokenizer (vscode-textmate) -------------------------------------------------
 (cd "$ROOT/tests/editors/grammar" && npm install --prefer-offline --no-save >/dev/null)
 
-# -- the extension ----------------------------------------------------------------------------------
+# -- the extension (it carries the server's wheel, built with the server's Python) ----------------
 lap "building the .vsix"
-bash "$ROOT/editors/vscode/build.sh"
+QRELS_PYTHON="${QRELS_CI_PYTHON:-$(command -v python3)}" bash "$ROOT/editors/vscode/build.sh"
 export QRELS_CI_VSIX
 QRELS_CI_VSIX="$(ls -t "$ROOT"/editors/vscode/build/*.vsix | head -1)"
 lap "installed and built"
@@ -88,6 +88,10 @@ PY="${QRELS_CI_PYTHON:-$ROOT/.venv/bin/python}"
 [ -x "$PY" ] || PY="$(command -v python3)"
 export QRELS_LSP_BIN="${QRELS_LSP_BIN:-$(dirname "$PY")/qrels-lsp}"
 export QRELS_CI_EDITORS_REQUIRED=1   # a missing tool fails the suite instead of skipping
+# pip's cache for the VS Code extension's own server environment (made from a clean profile by
+# the zero-setup test): kept with the other installs, so a second run downloads nothing again
+export QRELS_CI_PIP_CACHE="$CACHE/pip"
+export QRELS_CI_UV_CACHE="$CACHE/uv"   # uv's, for the Neovim plugin's uvx route
 export QRELS_CI_ARTEFACTS="${QRELS_CI_ARTEFACTS:-$ROOT/tests/editors/artefacts}"
 mkdir -p "$QRELS_CI_ARTEFACTS"
 cd "$ROOT"

@@ -14,7 +14,7 @@ from fixtures import apply_edits, only
 from qrels_lsp.core.base.boundary import Boundary
 from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import load_config
-from qrels_lsp.ide.lenses import lens_groups
+from qrels_lsp.ide.lenses import REPORT_TITLE, lens_groups
 
 GOLDEN = """\
 k: 2
@@ -76,7 +76,8 @@ def test_every_lens_names_its_run_even_when_there_is_one(tmp_path: Path) -> None
     groups = lens_groups(analysis)
     header = groups[0][1]
     assert len(header) == 1 and "dense: recall@2" in header[0]
-    for _span, titles, qid, _action in groups[1:]:
+    assert [g.titles for g in groups[1:] if g.action == "report"] == [(REPORT_TITLE,)]
+    for _span, titles, qid, _action in (g for g in groups[1:] if g.action == "explain"):
         assert qid is not None and len(titles) == 1 and titles[0].startswith("dense: ")
 
 

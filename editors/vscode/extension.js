@@ -4,7 +4,10 @@
 const fs = require('fs');
 const vscode = require('vscode');
 const { LanguageClient, TransportKind } = require('vscode-languageclient/node');
-const { serverSettings, resolveServer, pythonVersion, pythonArgs, cwdOutside, documentPatterns } = require('./lib');
+const {
+  serverSettings, resolveServer, pythonVersion, pythonArgs, cwdOutside, documentPatterns, which, workspaceFolderOf,
+} = require('./lib');
+const bundled = require('./bundled');
 
 const SECTION = 'qrels';
 let client = null;
@@ -12,6 +15,10 @@ let starting = null;
 let output = null;
 let warned = false;
 let storage = null; // the extension's global storage folder: the server's working directory
+const REPORT_COMMAND = 'qrels-lsp.report'; // the server's: the golden set's HTML report
+let reportPanel = null; // the report's webview, beside its golden set
+let reportPath = null; // the golden set it shows
+let wheel = null; // the server the .vsix carries (server/qrels_lsp-*.whl), or null
 
 function config() {
   return vscode.workspace.getConfiguration(SECTION);
@@ -74,8 +81,147 @@ async function reportMissing(resolved) {
   if (choice === settings) await vscode.commands.executeCommand('workbench.action.openSettings', 'qrels.server');
 }
 
+/** The golden set's report in a webview beside it (the server builds it: `inline` returns the
+ * page instead of opening a browser). The page is self-contained: no resource is loaded. */
+async function showReport(path) {
+  const c = client || (await start());
+  if (!c || !path) return null;
+  const result = await c.sendRequest('workspace/executeCommand', {
+    command: REPORT_COMMAND,
+    arguments: [{ path, inline: true }],
+  });
+  if (!result || typeof result.html !== 'string') return null;
+  const title = `Report: ${path.split(/[\\/]/).pop()}`;
+  if (!reportPanel) {
+    reportPanel = vscode.window.createWebviewPanel(
+      'qrelsReport',
+      title,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: true, localResourceRoots: [] }, // scripts: the table sorts; no files
+    );
+    reportPanel.onDidDispose(() => {
+      reportPanel = null;
+      reportPath = null;
+    });
+  }
+  reportPath = path;
+  reportPanel.title = title;
+  reportPanel.webview.html = result.html;
+  return { path };
+}
+
+function activeGoldenPath() {
+  const editor = vscode.window.activeTextEditor;
+  return editor && isOurs(editor.document) ? editor.document.uri.fsPath : reportPath;
+}
+
+/** The Python the Python extension selected for the workspace (its API), or null. */
+async function selectedPython(folder) {
+  const ext = vscode.extensions.getExtension('ms-python.python');
+  if (!ext) return null;
+  try {
+    const api = ext.isActive ? ext.exports : await ext.activate();
+    const environments = api && api.environments;
+    if (!environments) return null;
+    const active = environments.getActiveEnvironmentPath(folder);
+    const env = active ? await environments.resolveEnvironment(active) : null;
+    if (env && env.executable && env.executable.uri) return env.executable.uri.fsPath;
+    return active && active.path ? active.path : null;
+  } catch (err) {
+    output.appendLine(`The Python extension did not say which interpreter it selected: ${err && err.message ? err.message : err}`);
+    return null;
+  }
+}
+
+async function reportFailure(message) {
+  output.appendLine(message);
+  const show = 'Show output';
+  const retry = 'Retry';
+  const settings = 'Open settings';
+  const choice = await vscode.window.showErrorMessage(message, show, retry, settings);
+  if (choice === show) output.show(true);
+  if (choice === retry) await restart();
+  if (choice === settings) await vscode.commands.executeCommand('workbench.action.openSettings', 'qrels.server');
+}
+
+/** The Python to make the bundled server's environment from: the Python extension's choice,
+ * then python3/python on PATH, 3.10 or newer, none inside an untrusted workspace. */
+async function basePython(workspaceFolders, folders, trusted) {
+  const selected = await selectedPython(workspaceFolders.length > 0 ? workspaceFolders[0].uri : undefined);
+  const candidates = bundled.pythonCandidates({
+    selected,
+    envPath: process.env.PATH,
+    which,
+    inWorkspace: (exe) => workspaceFolderOf(exe, folders),
+    trusted,
+  });
+  const seen = [];
+  for (const c of candidates) {
+    if (c.refused) {
+      seen.push(`${c.exe} (${c.how}): not used, ${c.refused}`);
+      continue;
+    }
+    const version = pythonVersion(c.exe, storage);
+    if (bundled.versionOk(version)) return c.exe;
+    seen.push(`${c.exe} (${c.how}): ${version ? `Python ${version.join('.')}, too old` : 'does not run'}`);
+  }
+  const found = seen.length > 0 ? ` Found: ${seen.join('; ')}.` : ' None was found (no Python extension selection, no python3 on PATH).';
+  reportFailure(
+    `qrels-lsp needs Python ${bundled.MIN_PYTHON.join('.')} or newer to set up its server.${found} ` +
+      'Install one (python.org, or your package manager) and select it with the Python extension, or set ' +
+      'qrels.server.pythonPath to a Python with qrels-lsp installed.',
+  );
+  return null;
+}
+
+/** The bundled server, its environment made or upgraded first (with progress): how to start
+ * it, or null (the failure was said). */
+async function bundledServer(workspaceFolders, folders, trusted, note) {
+  if (note) output.appendLine(`${note} Using the bundled server instead.`);
+  fs.mkdirSync(storage, { recursive: true }); // the working directory of every step
+  const layout = bundled.envLayout(storage);
+  const target = { ...wheel, sha256: bundled.sha256(wheel.file) };
+  const kind = bundled.plan(layout, target);
+  if (kind !== 'ready') {
+    const stamp = bundled.readStamp(layout);
+    const base = kind === 'create' ? await basePython(workspaceFolders, folders, trusted) : (stamp && stamp.python) || layout.python;
+    if (!base) return null;
+    output.appendLine(
+      kind === 'create'
+        ? `Setting up the bundled server ${target.version} in ${layout.dir} (Python ${base}).`
+        : `Upgrading the bundled server ${stamp && stamp.version} -> ${target.version} in ${layout.dir}.`,
+    );
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'qrels-lsp', cancellable: false },
+      (progress) =>
+        bundled.ensure({
+          layout,
+          wheel: target,
+          base,
+          cwd: storage,
+          env: process.env,
+          report: (message) => progress.report({ message }),
+          log: (line) => output.appendLine(line),
+        }),
+    );
+    if (!result.ok) {
+      reportFailure(result.error); // not awaited: its Retry restarts, which waits for this start
+      return null;
+    }
+    output.appendLine(`The bundled server ${result.version} is ready.`);
+  }
+  return { ...bundled.serverCommand(layout), how: 'the bundled server' };
+}
+
 async function start() {
   if (client || starting) return starting;
+  starting = launch().finally(() => {
+    starting = null;
+  });
+  return starting;
+}
+
+async function launch() {
   const workspaceFolders = vscode.workspace.workspaceFolders || [];
   const folders = workspaceFolders.map((f) => f.uri.fsPath);
   const trusted = vscode.workspace.isTrusted;
@@ -83,7 +229,8 @@ async function start() {
   if (!trusted && (sources.workspace.command || sources.workspace.pythonPath)) {
     output.appendLine('The workspace sets qrels.server.*: ignored until the workspace is trusted.');
   }
-  const resolved = resolveServer({ ...sources, trusted, folders });
+  const offerBundled = !!wheel && config().get('server.autoInstall') !== false;
+  let resolved = resolveServer({ ...sources, trusted, folders, bundled: offerBundled });
   if (resolved.error) {
     output.appendLine(resolved.error);
     if (!warned) {
@@ -91,6 +238,10 @@ async function start() {
       reportMissing(resolved);
     }
     return null;
+  }
+  if (resolved.bundled) {
+    resolved = await bundledServer(workspaceFolders, folders, trusted, resolved.note);
+    if (!resolved) return null;
   }
   // The server takes its root from the initialize request; its working directory is kept out
   // of the workspace so that `python -m` (which puts the working directory first on sys.path)
@@ -111,6 +262,11 @@ async function start() {
     outputChannel: output,
     initializationOptions: { [SECTION]: settingsFor(config()) },
     middleware: {
+      // The report lens's command shows the report here, in a webview, not in a browser.
+      executeCommand: async (command, args, next) => {
+        if (command === REPORT_COMMAND) return showReport(args && args[0] && args[0].path);
+        return next(command, args);
+      },
       workspace: {
         // The server asks for section "qrels": answer with its own keys, unset ones left out.
         configuration: async (params, token, next) => {
@@ -121,24 +277,20 @@ async function start() {
     },
   };
   const c = new LanguageClient('qrels', 'qrels-lsp', serverOptions, clientOptions);
-  starting = c
-    .start()
-    .then(() => {
-      client = c;
-      return c;
-    })
-    .catch((err) => {
-      output.appendLine(`qrels-lsp failed to start: ${err && err.message ? err.message : err}`);
-      vscode.window.showErrorMessage(
-        `qrels-lsp failed to start (${resolved.command}): see the "qrels-lsp" output. ` +
-          `Is it installed? \`${resolved.install || 'pipx install /path/to/qrels-lsp'}\``,
-      );
-      return null;
-    })
-    .finally(() => {
-      starting = null;
-    });
-  return starting;
+  try {
+    await c.start();
+  } catch (err) {
+    output.appendLine(`qrels-lsp failed to start: ${err && err.message ? err.message : err}`);
+    vscode.window.showErrorMessage(
+      `qrels-lsp failed to start (${resolved.command}): see the "qrels-lsp" output. ` +
+        `Is it installed? \`${resolved.install || 'pipx install /path/to/qrels-lsp'}\``,
+    );
+    return null;
+  }
+  const info = c.initializeResult && c.initializeResult.serverInfo;
+  if (info) output.appendLine(`${info.name} ${info.version || ''} is running.`);
+  client = c;
+  return c;
 }
 
 async function stop() {
@@ -160,12 +312,18 @@ function startIfNeeded() {
 async function activate(context) {
   output = vscode.window.createOutputChannel('qrels-lsp');
   storage = context.globalStorageUri.fsPath;
+  wheel = bundled.bundledWheel(context.extensionPath);
   context.subscriptions.push(
     // Trust granted: the workspace's settings and .venv may now be used (user settings still first).
     vscode.workspace.onDidGrantWorkspaceTrust(() => restart()),
     output,
     vscode.commands.registerCommand('qrels.restartServer', restart),
     vscode.commands.registerCommand('qrels.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('qrels.showReport', () => showReport(activeGoldenPath())),
+    // The report follows its golden set and runs: made again on every save of one of them.
+    vscode.workspace.onDidSaveTextDocument((doc) => {
+      if (reportPanel && reportPath && isOurs(doc)) showReport(reportPath);
+    }),
     vscode.workspace.onDidOpenTextDocument((doc) => {
       if (isOurs(doc)) start();
     }),

@@ -130,8 +130,9 @@ function workspaceFolderOf(file, folders) {
  *
  * Order: the user's qrels.server.command, the user's qrels.server.pythonPath; then, only in a
  * trusted workspace, the workspace's values of those two settings and the workspace's
- * .venv/venv; then `qrels-lsp` on PATH. The first setting that is set decides (a missing file is
- * an error, not a fall-through). In an untrusted workspace nothing that lies in a workspace
+ * .venv/venv; then `qrels-lsp` on PATH; then, with `bundled`, the server the extension carries
+ * ({ bundled: true }). The first setting that is set decides (a missing file is an error, not a
+ * fall-through). In an untrusted workspace nothing that lies in a workspace
  * folder is run, whatever named it: opening a folder must not run code its author wrote.
  */
 function resolveServer({
@@ -141,6 +142,7 @@ function resolveServer({
   folders = [],
   envPath = process.env.PATH,
   platform = process.platform,
+  bundled = false,
 }) {
   // Relative paths in settings are relative to the (first) workspace folder, as before.
   const base = folders[0] || process.cwd();
@@ -200,7 +202,12 @@ function resolveServer({
     }
   }
   const exe = which('qrels-lsp', envPath, platform, base);
-  if (exe) return refuse(exe, 'found on PATH') || { command: exe, args: ['serve'], how: 'PATH' };
+  const refused = exe ? refuse(exe, 'found on PATH') : null;
+  if (exe && !refused) return { command: exe, args: ['serve'], how: 'PATH' };
+  // Nothing configured or found: the server the extension carries (its own environment in the
+  // extension's storage, see bundled.js), unless the user turned that off.
+  if (bundled) return { bundled: true, how: 'the bundled server', note: refused ? refused.error : null };
+  if (refused) return refused;
   return {
     error: trusted
       ? 'qrels-lsp: the language server is not installed (no `qrels-lsp` on PATH, nor in the workspace\'s .venv).'

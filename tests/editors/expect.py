@@ -114,6 +114,7 @@ def summary(run: dict[str, Any], coverage: bool = False) -> str:
 
 
 MIN_JUDGED = 0.9  # the setting's default
+REPORT_TITLE = "report: curves, deltas, coverage"
 
 
 def low_coverage(scores: dict[str, Any]) -> bool:
@@ -150,7 +151,13 @@ def golden_lenses(
     coverage = low_coverage(scores)
     summaries = [f"{r['name']}: {summary(r, coverage)}" for r in runs]
     out: dict[int, list[str]] = {
-        0: [head, *summaries, *compare_titles(compared, k), *judge_title(scores, pooled)]
+        0: [
+            head,
+            *summaries,
+            *compare_titles(compared, k),
+            *judge_title(scores, pooled),
+            *([REPORT_TITLE] if runs else []),
+        ]
     }
     base = next(r for r in runs if r["name"] == compared["base"])
     lines = key_lines(text)

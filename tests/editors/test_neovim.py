@@ -7,12 +7,15 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from yaml_oracle import comment_runs, golden_grades, judged_kind, region_folds, retrieved_kind
 
 from .conftest import ROOT, Hostile, executable, need, run, scratch_env
 from .expect import (
@@ -62,15 +65,19 @@ def session(
 
 
 def demo_session(
-    nvim: str, server_bin: str, factory: pytest.TempPathFactory, run: str
+    nvim: str, server_bin: str, factory: pytest.TempPathFactory, run: str, **env: str
 ) -> tuple[Path, dict[str, Any]]:
-    """The editor on a copy of the demo: the golden set, then ``run`` (under runs/)."""
+    """The editor on a copy of the demo: the golden set, then ``run`` (under runs/); ``env``:
+    what else collect.lua is asked to do (a relative path is under the workspace)."""
     from .conftest import EXAMPLES
 
     base = factory.mktemp("nvim")
     ws = base / "ws"
     shutil.copytree(EXAMPLES, ws)
-    proc, data = session(nvim, base, ws, QRELS_LSP_BIN=server_bin, QRELS_RUN=str(ws / "runs" / run))
+    more = {k: str(ws / v) if "/" in v else v for k, v in env.items()}
+    proc, data = session(
+        nvim, base, ws, QRELS_LSP_BIN=server_bin, QRELS_RUN=str(ws / "runs" / run), **more
+    )
     assert proc.returncode == 0, proc.stdout
     assert data["nvim"].startswith("0.11"), data["nvim"]
     return ws, data
@@ -81,7 +88,14 @@ def collected(
     nvim: str, server_bin: str, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, dict[str, Any]]:
     """Run the editor once for the module: open the golden set, then runs/dense.run.yaml."""
-    return demo_session(nvim, server_bin, tmp_path_factory, "dense.run.yaml")
+    return demo_session(
+        nvim,
+        server_bin,
+        tmp_path_factory,
+        "dense.run.yaml",
+        QRELS_TREC="runs/hybrid.trec",
+        QRELS_HEALTH="1",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -234,6 +248,155 @@ def test_golden_set_inlay_hints_show_ranks(collected: tuple[Path, dict[str, Any]
     assert [label.split()[-1] for label in labels] == ["bm25", "dense", "passages", "hybrid", "rrf"]
     if rank is not None:
         assert labels[0] == f"#{rank} bm25"
+
+
+# -- semantic tokens, folding, checkhealth -------------------------------------------------------
+
+
+def token_texts(text: str, tokens: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
+    """(line, token text, type) of Neovim's semantic-token extmarks (columns are bytes)."""
+    lines = [line.encode("utf-8") for line in text.splitlines()]
+    out = []
+    for tok in tokens:
+        word = lines[tok["line"]][tok["col"] : tok["end_col"]].decode("utf-8")
+        kind = tok["group"].removeprefix("@lsp.type.").split(".")[0]
+        out.append((tok["line"], word, kind))
+    return out
+
+
+def test_semantic_tokens_colour_ids_by_judgment(collected: tuple[Path, dict[str, Any]]) -> None:
+    """Neovim draws the server's tokens: every judged id of the golden set and every retrieved
+    id of a run as relevant / not relevant / unjudged / not in the corpus (oracle: the YAML
+    itself and the corpus folder), each in a colour the plugin's links resolve to."""
+    ws, data = collected
+    corpus = ws / "corpus"
+    in_corpus = {str(p.relative_to(corpus)) for p in corpus.rglob("*") if p.is_file()}
+    golden_text = (ws / "support.qrels.yaml").read_text(encoding="utf-8")
+    grades = golden_grades(golden_text)
+    expected: Counter[tuple[str, str]] = Counter()
+    for entry in yaml.safe_load(golden_text)["queries"].values():
+        relevant = (entry or {}).get("relevant") or []
+        pairs = [(d, 1) for d in relevant] if isinstance(relevant, list) else relevant.items()
+        for doc_id, grade in pairs:  # (a document listed twice is two tokens)
+            kind = judged_kind(grade, doc_id in in_corpus)
+            if kind is not None:
+                expected[(doc_id, kind)] += 1
+    got = Counter(
+        (w, k) for _l, w, k in token_texts(golden_text, data["files"]["golden"]["tokens"])
+    )
+    assert got == expected
+    run_text = (ws / "runs" / "dense.run.yaml").read_text(encoding="utf-8")
+    run_expected = Counter(
+        (doc_id, retrieved_kind(grades.get(qid, {}).get(doc_id), doc_id in in_corpus))
+        for qid, ranking in yaml.safe_load(run_text)["results"].items()
+        for doc_id in ranking
+    )
+    run_got = Counter((w, k) for _l, w, k in token_texts(run_text, data["files"]["run"]["tokens"]))
+    assert run_got == run_expected
+    kinds = {k for _w, k in run_got}
+    assert {"relevantDocument", "unjudgedDocument"} <= kinds
+    tokens = data["files"]["golden"]["tokens"] + data["files"]["run"]["tokens"]
+    colours = {tok["group"].split(".")[2]: tok["fg"] for tok in tokens}
+    assert all(colours.values()), colours  # every kind resolves to a colour
+    assert len(set(colours.values())) == len(colours), colours  # and the kinds differ
+
+
+def test_trec_run_is_coloured_without_syntax_files(collected: tuple[Path, dict[str, Any]]) -> None:
+    ws, data = collected
+    trec = data["files"]["trec"]
+    text = (ws / "runs" / "hybrid.trec").read_text(encoding="utf-8")
+    got = token_texts(text, trec["tokens"])
+    first = [(w, k) for line, w, k in got if line == 0]
+    fields = text.splitlines()[0].split()
+    assert [w for w, _k in first] == fields
+    kinds = [k for _w, k in first]
+    assert kinds[:2] == ["variable", "keyword"] and kinds[3:] == ["number", "number", "string"]
+    assert kinds[2].endswith("Document")
+    lines = {line for line, _w, _k in got}
+    data_lines = {i for i, t in enumerate(text.splitlines()) if t.strip() and not t.startswith("#")}
+    assert lines == data_lines  # every line coloured
+    assert all(tok["fg"] for tok in trec["tokens"]), trec["tokens"][:6]
+
+
+def levels(ranges: set[tuple[int, int]], n: int) -> list[int]:
+    """The fold level of each line: how many ranges hold it."""
+    return [sum(1 for a, b in ranges if a <= line <= b) for line in range(n)]
+
+
+def test_folds_are_the_servers(collected: tuple[Path, dict[str, Any]]) -> None:
+    """The plugin folds by vim.lsp.foldexpr: each line's fold level is the number of the
+    server's ranges holding it (oracle: PyYAML's composer; a TREC run's query lines)."""
+    ws, data = collected
+    golden = data["files"]["golden"]
+    assert golden["foldmethod"] == "expr" and "vim.lsp.foldexpr" in golden["foldexpr"]
+    text = (ws / "support.qrels.yaml").read_text(encoding="utf-8")
+    ranges = region_folds(text, "queries") | comment_runs(text)
+    assert golden["fold_levels"] == levels(ranges, len(text.splitlines()))
+    assert max(golden["fold_levels"]) == 3  # queries: > an entry > its relevant: block
+    run_text = (ws / "runs" / "dense.run.yaml").read_text(encoding="utf-8")
+    run_ranges = region_folds(run_text, "results") | comment_runs(run_text)
+    assert data["files"]["run"]["fold_levels"] == levels(run_ranges, len(run_text.splitlines()))
+    trec = (ws / "runs" / "hybrid.trec").read_text(encoding="utf-8").splitlines()
+    by_query: dict[str, list[int]] = {}
+    for i, line in enumerate(trec):
+        by_query.setdefault(line.split()[0], []).append(i)
+    trec_ranges = {(v[0], v[-1]) for v in by_query.values() if len(v) > 1}
+    assert data["files"]["trec"]["fold_levels"] == levels(trec_ranges, len(trec))
+
+
+def test_checkhealth_says_what_it_found(
+    collected: tuple[Path, dict[str, Any]], server_bin: str
+) -> None:
+    from qrels_lsp import __version__
+
+    _ws, data = collected
+    health = "\n".join(data["health"])
+    assert "qrels-lsp: Neovim and the plugin" in health
+    assert "OK Neovim 0.11" in health
+    assert "OK require('qrels_lsp').setup() was called" in health
+    assert "OK TREC files are detected" in health
+    assert f"OK server: {server_bin} serve (from setup cmd)" in health
+    assert f"OK it runs: qrels-lsp {__version__}" in health
+    assert f"qrels-lsp {__version__}, root " in health  # the running client and its server
+    assert "folding, semantic tokens" in health
+    assert "ERROR" not in health, health
+
+
+def test_uvx_runs_the_server_from_the_plugin_checkout(
+    nvim: str, server_bin: str, workspace: Path, tmp_path: Path
+) -> None:
+    """No server installed, no `cmd`: with uv on PATH the plugin runs the server with
+    `uvx --from <its checkout>` (what the lazy.nvim spec relies on), and checkhealth says so."""
+    folders = [
+        f
+        for f in os.environ.get("PATH", "").split(os.pathsep)
+        if f and not Path(f, "qrels-lsp").exists()
+    ]
+    tools = tmp_path / "uv-bin"
+    tools.mkdir()
+    for name in ("uv", "uvx"):
+        found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+        assert found, f"{name} (the test extra has it)"
+        (tools / name).symlink_to(found)
+    uv_cache = os.environ.get("QRELS_CI_UV_CACHE") or str(tmp_path / "uv-cache")
+    proc, data = session(
+        nvim,
+        tmp_path / "nvim",
+        workspace,
+        PATH=os.pathsep.join([str(tools), *folders]),
+        UV_CACHE_DIR=uv_cache,
+        QRELS_SETUP=json.dumps({"settings": SETTINGS}),
+        QRELS_HEALTH="1",
+        QRELS_TIMEOUT="240000",  # the first start builds the checkout and installs it
+    )
+    assert proc.returncode == 0, proc.stdout
+    assert data["files"]["golden"]["cmd"] == ["uvx", "--from", str(ROOT), "qrels-lsp", "serve"]
+    assert_golden_lenses(data, workspace, server_bin)
+    health = "\n".join(data["health"])
+    assert f"(from uvx, from the plugin's checkout {ROOT})" in health, health
+    from qrels_lsp import __version__
+
+    assert f"OK it runs: qrels-lsp {__version__}" in health, health
 
 
 # -- a repository's own code is never run unasked --------------------------------------------------

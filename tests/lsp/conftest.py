@@ -83,7 +83,7 @@ async def client(
     # The BM25 baseline run has its own tests (test_baseline.py); here the runs are the files'.
     settings = {"bm25_baseline": False}
     lsp_client.set_configuration(settings, section="qrels")
-    await lsp_client.initialize_session(
+    lsp_client.init_result = await lsp_client.initialize_session(  # type: ignore[attr-defined]
         types.InitializeParams(
             capabilities=caps,
             initialization_options={"qrels": settings},

@@ -21,10 +21,17 @@ def frame(body: Any) -> bytes:
 
 
 class RawClient:
-    def __init__(self, root: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        env: dict[str, str] | None = None,
+        command: list[str] | None = None,
+        cwd: Path | None = None,
+    ) -> None:
         self.root = root
         self.proc = subprocess.Popen(
-            SERVER,
+            command or SERVER,
+            cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -91,6 +98,17 @@ class RawClient:
                     return m
             self._pump(0.05)
         raise AssertionError(f"no answer to request {msg_id!r} within {timeout} s")
+
+    def notification(self, method: str, timeout: float = 30) -> dict[str, Any]:
+        """The next notification ``method`` the server sent (and takes it off the list)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for m in self.messages:
+                if m.get("method") == method and "id" not in m:
+                    self.messages.remove(m)
+                    return m
+            self._pump(0.05)
+        raise AssertionError(f"no {method} within {timeout} s")
 
     def wait_exit(self, timeout: float) -> int | None:
         try:

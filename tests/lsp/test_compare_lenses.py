@@ -76,7 +76,9 @@ async def test_first_line_lenses_say_what_compare_says(
         lens for lens in header if lens.command and lens.command.title.endswith("judge next")
     ]
     assert [lens.command.command for lens in judging if lens.command] == ["qrels-lsp.judgeNext"]
-    others = [lens for lens in header if lens not in judging]
+    report = [lens for lens in header if lens.command and lens.command.title.startswith("report:")]
+    assert [lens.command.command for lens in report if lens.command] == ["qrels-lsp.report"]
+    others = [lens for lens in header if lens not in judging and lens not in report]
     assert all(lens.command and lens.command.command == "qrels-lsp.compareRuns" for lens in others)
     shown = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(

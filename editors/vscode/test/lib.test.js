@@ -177,3 +177,24 @@ test('documentPatterns: defaults plus the golden/runs globs, anchored anywhere',
   ]);
   assert.deepEqual(documentPatterns({ golden: ['eval/golden.yaml'] }).slice(-1), ['**/eval/golden.yaml']);
 });
+
+test('resolveServer: the bundled server only when nothing is configured or found', () => {
+  const { ws, venv, onPath, pathDir } = layout();
+  const base = { trusted: false, folders: [ws], envPath: pathDir, platform: 'linux', bundled: true };
+  // found on PATH: that one, as before
+  assert.equal(resolveServer(base).command, onPath);
+  // the settings still win, and a missing configured server is an error, not the bundled one
+  assert.equal(resolveServer({ ...base, user: { command: [onPath, 'serve'] } }).command, onPath);
+  assert.match(resolveServer({ ...base, user: { command: ['/nope/qrels-lsp'] } }).error, /was not found/);
+  assert.match(resolveServer({ ...base, user: { pythonPath: '/nope/python' } }).error, /was not found/);
+  // nothing anywhere: the bundled server
+  assert.deepEqual(resolveServer({ ...base, envPath: '' }), { bundled: true, how: 'the bundled server', note: null });
+  // trusted, the workspace's .venv still comes first
+  assert.equal(resolveServer({ ...base, trusted: true, envPath: '' }).command, venv);
+  // untrusted, a qrels-lsp on PATH that lies in the workspace is refused: the bundled one, said why
+  const inWs = resolveServer({ ...base, envPath: path.join(ws, '.venv', 'bin') });
+  assert.equal(inWs.bundled, true);
+  assert.match(inWs.note, /lies in the workspace folder/);
+  // turned off: said how to install it, as before
+  assert.match(resolveServer({ ...base, envPath: '', bundled: false }).error, /not installed/);
+});

@@ -65,11 +65,25 @@ def run(args: argparse.Namespace) -> int:
     project, config = project_for(args)
     args.baseline = "bm25" if config.bm25_baseline else None  # (its questions are read whole)
     ctx, _entries = golden_context(args, project, config)
-    runs = _runs(args, project, ctx)
+    runs = _runs(args, project, ctx, at_least=2)
     base = _base(args, ctx, runs, base_file)
     comparisons = _compare(args, ctx, runs, base)
     print(render(comparisons, args.format, ctx), end="")
     return 0
+
+
+def report_runs(
+    args: argparse.Namespace, project: Project, ctx: QrelsContext
+) -> tuple[list[RunResult], RunResult, Comparisons | None]:
+    """The runs `compare` would compare (one is enough), their base, and their comparison
+    (None for one run): what the report draws."""
+    base_file = _base_file(args)
+    if base_file is not None and base_file not in args.runs:
+        args.runs = [base_file, *args.runs]
+    runs = _runs(args, project, ctx, at_least=1)
+    base = _base(args, ctx, runs, base_file)
+    comparisons = _compare(args, ctx, runs, base) if len(runs) > 1 else None
+    return runs, base, comparisons
 
 
 def _base_file(args: argparse.Namespace) -> Path | None:
@@ -80,35 +94,39 @@ def _base_file(args: argparse.Namespace) -> Path | None:
     return path if path.is_file() else None
 
 
-def _runs(args: argparse.Namespace, project: Project, ctx: QrelsContext) -> list[RunResult]:
+def _runs(
+    args: argparse.Namespace, project: Project, ctx: QrelsContext, *, at_least: int
+) -> list[RunResult]:
     """The runs named (or the golden set's), each scored, the BM25 baseline when the golden
     set has a corpus and the configuration keeps it, and the golden set's fused runs that can be
-    made of them."""
+    made of them (what `compare` compares and `report` draws)."""
     from dataclasses import replace
 
     from ..core.base.findings import Severity
+    from .score import named_runs
 
-    run_paths = [p.resolve() for p in args.runs] or ctx.run_paths
-    results = [project.score_run(ctx, p, fast=True) for p in run_paths]
+    results = named_runs(args.runs, project, ctx)
     for r in results:
         if r.error:
             raise UsageError(f"{r.path}: {r.error}")
-    if args.runs:  # the fusions of the runs named, as the golden set names its runs
-        ctx = replace(ctx, fusions=project.fusions_of(ctx, results))
+    if args.runs:  # the fusions of the runs named (as the golden set names its runs), but those
+        named = {r.name for r in results}  # named themselves
+        fusions = [f for f in project.fusions_of(ctx, results) if f.name not in named]
+        ctx = replace(ctx, fusions=fusions)
+    baseline = project.config.bm25_baseline and not any(r.baseline for r in results)
     problems: list[Finding] = []
-    results = project.context_runs(
-        ctx, results, baseline=project.config.bm25_baseline, problems=problems, build=True
-    )
+    results = project.context_runs(ctx, results, baseline=baseline, problems=problems, build=True)
     for f in problems:
         if f.severity == Severity.ERROR:
             raise UsageError(f"{ctx.path}: {f.code} {f.message}")
         print(f"qrels-lsp compare: {log_text(ctx.path)}: {log_text(f.message)}", file=sys.stderr)
-    if len(results) < 2:
+    if len(results) < at_least:
         from ..ide.present import runs_hint
 
         found = ", ".join(r.name for r in results) or "none"
         raise UsageError(
-            f"{args.golden}: a comparison needs two runs (found: {found}); name them after the "
+            f"{args.golden}: {'a comparison needs two runs' if at_least == 2 else 'no runs'} "
+            f"(found: {found}); name them after the "
             f"golden set, or {runs_hint(ctx)}"
         )
     return results
@@ -139,7 +157,11 @@ def _compare(
     from ..core.project.comparing import compare_runs
 
     comparisons = compare_runs(
-        ctx, runs, base, alpha=args.alpha, min_difference=args.min_difference
+        ctx,
+        runs,
+        base,
+        alpha=getattr(args, "alpha", None),
+        min_difference=getattr(args, "min_difference", None),
     )
     assert comparisons is not None  # two runs at least
     return comparisons
@@ -158,34 +180,9 @@ def render(comparisons: Comparisons, fmt: str, ctx: QrelsContext) -> str:
 def _json(comparisons: Comparisons) -> str:
     """The documented JSON: the base, n, alpha, then one object per (run, metric)."""
     from ..core.base.escape import json_text
+    from ..ide.documents import comparisons_document
 
-    items = [
-        {
-            "run": c.run,
-            "metric": c.metric,
-            "base_mean": c.base_mean,
-            "run_mean": c.run_mean,
-            "delta": c.delta,
-            "ci95": list(c.ci95),
-            "p_randomization": c.p_randomization,
-            "p_ttest": c.p_ttest,
-            "p_adjusted": c.p_adjusted,
-            "significant": c.significant,
-            "wins": c.wins,
-            "ties": c.ties,
-            "losses": c.losses,
-            "questions_needed": c.questions_needed,
-            "detectable_difference": c.detectable_difference,
-        }
-        for c in comparisons.items
-    ]
-    doc = {
-        "base": comparisons.base,
-        "n_queries": comparisons.n_queries,
-        "alpha": comparisons.alpha,
-        "comparisons": items,
-    }
-    return json_text(doc)
+    return json_text(comparisons_document(comparisons))
 
 
 def _table(comparisons: Comparisons) -> str:

@@ -102,31 +102,9 @@ def _json_scores(
     results: list[RunResult], k: int, summary: bool, upper: list[Evaluation] | None
 ) -> str:
     from ..core.base.escape import json_text
+    from ..ide.documents import scores_document
 
-    runs = []
-    for i, r in enumerate(results):
-        ev = r.evaluation
-        bounds = upper[i] if upper is not None else None
-        doc: dict[str, object] = {"name": r.name, "path": str(r.path), "k": k}
-        if not summary:
-            doc["queries"] = (
-                ev.per_query
-                if bounds is None
-                else {
-                    q: {**v, "upper": bounds.per_query.get(q, {})} for q, v in ev.per_query.items()
-                }
-            )
-        doc["mean"] = ev.mean
-        if bounds is not None:
-            doc["upper"] = bounds.mean
-        doc |= {
-            "n_queries": ev.n_queries,
-            "missing": ev.missing,
-            "unknown": ev.unknown,
-            "unanswerable": ev.unanswerable,
-        }
-        runs.append(doc)
-    return json_text({"runs": runs}) + "\n"
+    return json_text(scores_document(results, k, summary=summary, upper=upper)) + "\n"
 
 
 def _cell(fmt: str) -> Callable[[str], str]:

@@ -63,6 +63,7 @@ class Query:
     question_span: Span | None = None
     unanswerable: bool = False
     unanswerable_span: Span | None = None
+    relevant_span: Span | None = None  # `relevant:` and its value (golden sets): folded, selected
     tags: tuple[str, ...] = ()  # labels such as `critical` (`gate --critical TAG`)
 
     def grades(self) -> dict[str, int]:
@@ -92,6 +93,7 @@ class Query:
             self.question_span,
             self.unanswerable,
             self.unanswerable_span,
+            self.relevant_span,
             self.tags,
         )
 
@@ -131,10 +133,10 @@ class _ShiftedQuery(Query):
             origin = query._origin
         self._origin = origin
         self._delta = delta
-        self._spans: tuple[Span, Span, Span | None, Span | None] | None = None
+        self._spans: tuple[Span, Span, Span | None, Span | None, Span | None] | None = None
         self._judgments: list[Judgment] | None = None
 
-    def _moved_spans(self) -> tuple[Span, Span, Span | None, Span | None]:
+    def _moved_spans(self) -> tuple[Span, Span, Span | None, Span | None, Span | None]:
         spans = self._spans  # one read: another thread may be filling it in too
         if spans is None:
             o, d = self._origin, self._delta
@@ -143,6 +145,7 @@ class _ShiftedQuery(Query):
                 Span(o.block.start + d, o.block.end + d),
                 _moved(o.question_span, d),
                 _moved(o.unanswerable_span, d),
+                _moved(o.relevant_span, d),
             )
             self._spans = spans
         return spans
@@ -162,6 +165,10 @@ class _ShiftedQuery(Query):
     @property
     def unanswerable_span(self) -> Span | None:  # type: ignore[override]
         return self._moved_spans()[3]
+
+    @property
+    def relevant_span(self) -> Span | None:  # type: ignore[override]
+        return self._moved_spans()[4]
 
     @property
     def judgments(self) -> list[Judgment]:  # type: ignore[override]

@@ -22,9 +22,10 @@ from .present import (
     run_header_title,
 )
 
-Action = Literal["explain", "compare", "judge"]
-"""What a lens does when run: explain a question's numbers, show the whole comparison, or go to
-the next pair to judge."""
+Action = Literal["explain", "compare", "judge", "report"]
+"""What a lens does when run: explain a question's numbers, show the whole comparison, go to the
+next pair to judge, or open the report."""
+REPORT_TITLE = "report: curves, deltas, coverage"
 
 
 class LensGroup(NamedTuple):
@@ -41,8 +42,8 @@ TOP = Span(0, 0)
 
 
 def top_groups(analysis: Analysis) -> list[LensGroup]:
-    """A golden set's first-line lenses: the header, and the judging lens when the queue has
-    been made (``Project.pool``) and is not empty."""
+    """A golden set's first-line lenses: the header, the judging lens when the queue has been
+    made (``Project.pool``) and is not empty, and the report's when there are runs."""
     ctx = analysis.context
     assert ctx is not None
     header = header_titles(ctx, analysis.runs, analysis.comparisons)
@@ -50,6 +51,8 @@ def top_groups(analysis: Analysis) -> list[LensGroup]:
     judge = judge_title(ctx, analysis.pool, analysis.runs)
     if judge is not None:
         out.append(LensGroup(TOP, (judge,), None, "judge"))
+    if analysis.runs:
+        out.append(LensGroup(TOP, (REPORT_TITLE,), None, "report"))
     return out
 
 

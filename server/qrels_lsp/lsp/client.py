@@ -89,12 +89,17 @@ class Client:
             types.ShowMessageParams(type=types.MessageType.Info, message=message)
         )
 
-    async def show(self, uri: str, selection: types.Range) -> bool:
-        """Bring a document forward with ``selection`` selected (window/showDocument); False
-        when the editor cannot or does not."""
+    async def show(
+        self, uri: str, selection: types.Range | None = None, *, external: bool = False
+    ) -> bool:
+        """Bring a document forward with ``selection`` selected, or (``external``) open it in
+        the program the system opens it with, a browser for a report (window/showDocument);
+        False when the editor cannot or does not."""
         if self.closed or not self.supports("window.show_document.support"):
             return False
-        params = types.ShowDocumentParams(uri=uri, take_focus=True, selection=selection)
+        params = types.ShowDocumentParams(
+            uri=uri, take_focus=True, selection=selection, external=external or None
+        )
         try:
             result = await self._server.window_show_document_async(params)
         except Exception as exc:  # an editor that fails the request: the caller says where

@@ -41,6 +41,7 @@ def register(server: LanguageServer, state: State) -> None:
         )
         if not client.pulls_diagnostics:
             compat.drop_feature(ls, types.TEXT_DOCUMENT_DIAGNOSTIC)
+            compat.drop_feature(ls, types.WORKSPACE_DIAGNOSTIC)
         _warn(state, problems)
 
     @server.feature(types.INITIALIZED)

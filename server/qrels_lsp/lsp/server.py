@@ -13,7 +13,21 @@ from .. import __version__
 from . import compat, indexing, lifecycle
 from .client import Client
 from .diagnostics import Publisher
-from .features import actions, completion, hover, inlay, judging, lenses, navigation
+from .features import (
+    actions,
+    completion,
+    folding,
+    hover,
+    inlay,
+    judging,
+    lenses,
+    links,
+    navigation,
+    report,
+    selection,
+    semantic_tokens,
+    workspace_diagnostics,
+)
 from .gate import Gate
 from .session import Session
 from .state import State
@@ -49,7 +63,10 @@ def create_server() -> QrelsServer:
     session.on_analysis.append(lambda uri, analysis: indexing.on_analysis(session, uri, analysis))
     state = State(session, client, publisher)
     lifecycle.register(server, state)
-    for feature in (lenses, judging, inlay, hover, completion, navigation, actions):
+    for feature in (
+        *(lenses, judging, report, inlay, hover, completion, navigation, actions),
+        *(folding, selection, links, semantic_tokens, workspace_diagnostics),
+    ):
         feature.register(server, state)
     return server
 

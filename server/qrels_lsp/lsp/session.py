@@ -71,6 +71,7 @@ class Session:
         self.allowance: Any = None  # `allow_outside` as the editor started the server with it
         self.config = Config()
         self.generation = 0  # of the configuration: bumped by every (re)configuration
+        self.disk_changes = 0  # bumped whenever files changed on disk (watched, saved, closed)
         self.indexes = IndexCache()  # BM25 indexes outlive configuration changes
         self.project = self._new_project()
         self.snapshots: dict[str, Snapshot] = {}
@@ -294,6 +295,23 @@ class Session:
         self.failures.pop(uri, None)
         return Snapshot(version, generation, analysis)
 
+    async def analysis_on_disk(self, path: Path) -> Analysis | None:
+        """The findings of a file the editor has not opened, as `check` makes them (runs not
+        scored), on the analysis thread; kept nowhere (it is not a document's snapshot)."""
+
+        def analyse() -> Analysis | None:
+            try:
+                with self.heap.paused():
+                    return self.project.analyse(path, with_runs=False)
+            except Exception:  # a bug must not fail the workspace's report: log it, skip the file
+                log.error("analysis of %s failed:\n%s", path, traceback.format_exc())
+                return None
+            finally:
+                if uri_of(path) not in self._buffers:  # not open: its spans are not needed again
+                    self.project.release(path)
+
+        return await self.run(analyse)
+
     def _current(self, snapshot: Snapshot | None, uri: str) -> bool:
         return (
             snapshot is not None
@@ -436,6 +454,7 @@ class Session:
     def files_changed(self, paths: list[Path]) -> None:
         """Files changed on disk (watched): drop what was derived from them, re-check open files."""
         config_touched = any(p.name in ("qrels-lsp.toml", "pyproject.toml") for p in paths)
+        self.disk_changes += 1
         ours = self._open_ours()  # asked now: what was ours stays so, and new settings may add
 
         def forget() -> None:

@@ -156,8 +156,77 @@ local function collect(path, kind)
     end
   end
   log(("%s: %d inlay hints (enabled=%s)"):format(kind, #entry.inlay_hints, tostring(entry.inlay_enabled)))
+  -- semantic tokens, as Neovim holds them for drawing (its highlighter's state: the extmarks
+  -- themselves are made only while a UI redraws), each with the colour its group resolves to
+  local function token_marks()
+    local marks = {}
+    local st = vim.lsp.semantic_tokens
+    for row, text in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+      local col = 0
+      while col < #text do
+        local found = nil
+        for _, tok in ipairs(st.get_at_pos(bufnr, row - 1, col) or {}) do
+          if tok.start_col == col then
+            found = tok
+          end
+        end
+        if found then
+          local group = "@lsp.type." .. found.type
+          local resolved = vim.api.nvim_get_hl(0, { name = group, link = false })
+          table.insert(marks, {
+            line = row - 1,
+            col = found.start_col,
+            end_col = found.end_col,
+            group = group .. "." .. vim.bo[bufnr].filetype,
+            fg = resolved.fg and ("#%06x"):format(resolved.fg) or vim.NIL,
+          })
+          col = found.end_col
+        else
+          col = col + 1
+        end
+      end
+    end
+    return marks
+  end
+  settle(function()
+    local marks = token_marks()
+    return #marks > 0, #marks
+  end)
+  entry.tokens = token_marks()
+  entry.syntax = vim.bo[bufnr].syntax
+  log(("%s: %d semantic tokens"):format(kind, #entry.tokens))
+  -- folds: the level of every line, as the plugin's foldexpr (the server's ranges) makes them
+  entry.foldexpr = vim.wo.foldexpr
+  entry.foldmethod = vim.wo.foldmethod
+  local function levels()
+    local out = {}
+    for l = 1, vim.api.nvim_buf_line_count(bufnr) do
+      table.insert(out, vim.fn.foldlevel(l))
+    end
+    return out
+  end
+  settle(function()
+    local got = levels()
+    local any = false
+    for _, level in ipairs(got) do
+      any = any or level > 0
+    end
+    return any, got
+  end)
+  entry.fold_levels = levels()
   return true
 end
 
+local trecfile = env("QRELS_TREC")
 local ok = collect(golden, "golden") and (runfile == nil or collect(runfile, "run"))
+if ok and trecfile then
+  -- a TREC run with no syntax file at all: only the server's semantic tokens colour it
+  vim.cmd("syntax off")
+  ok = collect(trecfile, "trec")
+end
+if ok and env("QRELS_HEALTH") then
+  vim.cmd("checkhealth qrels_lsp")
+  result.health = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  log("checkhealth: " .. #result.health .. " lines")
+end
 finish(ok and 0 or 3)

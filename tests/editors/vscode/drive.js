@@ -76,15 +76,59 @@ async function openFromExplorer(page, name, folder) {
     }
 
     stage = 'code lenses';
+    // what the extension says while it sets up its bundled server (a progress notification)
+    report.progress = [];
+    let watching = !!EXPECT.progress;
+    const watch = (async () => {
+      while (watching) {
+        const toasts = await page.locator('.notifications-toasts .notification-list-item').allInnerTexts().catch(() => []);
+        for (const text of toasts) {
+          if (text.includes('qrels-lsp') && !report.progress.includes(text)) report.progress.push(text);
+        }
+        await page.waitForTimeout(300).catch(() => undefined);
+      }
+    })();
+    // the lenses, or the extension's error notification (then there is no point waiting)
+    const failed = /qrels-lsp (needs|could not|installed its server but)/;
     await page.waitForFunction(
-      (titles) => {
+      ([titles, failure]) => {
         const text = [...document.querySelectorAll('.codelens-decoration')].map((e) => e.textContent).join('\n');
-        return titles.every((t) => text.includes(t));
+        const toasts = [...document.querySelectorAll('.notifications-toasts .notification-list-item')].map((e) => e.innerText);
+        return titles.every((t) => text.includes(t)) || toasts.some((t) => new RegExp(failure).test(t));
       },
-      EXPECT.lenses, { timeout: T });
+      [EXPECT.lenses, failed.source], { timeout: T });
+    const shownError = (await page.locator('.notifications-toasts .notification-list-item').allInnerTexts()).find((t) => failed.test(t));
+    if (shownError) throw new Error('the extension said: ' + shownError);
     report.lenses = await page.locator('.codelens-decoration').allTextContents();
+    watching = false;
+    await watch;
     lap('code lenses with the expected numbers in the page');
 
+    if (EXPECT.report) {
+      // the first line's report lens opens the report in a webview beside the golden set
+      stage = 'report webview';
+      await page.locator('.codelens-decoration a', { hasText: EXPECT.report }).first().click();
+      let frame = null;
+      const until = Date.now() + T;
+      while (!frame && Date.now() < until) {
+        for (const f of page.frames()) {
+          const h1 = await f.locator('h1').first().textContent({ timeout: 200 }).catch(() => null);
+          if (h1 && h1.includes('Retrieval report')) frame = f;
+        }
+        if (!frame) await page.waitForTimeout(250);
+      }
+      if (!frame) throw new Error('no webview with the report');
+      report.reportTitle = await frame.locator('h1').first().textContent();
+      report.reportMeans = await frame.locator('table.means tbody tr').evaluateAll((rows) =>
+        rows.map((r) => [r.getAttribute('data-run'), ...[...r.querySelectorAll('td[data-metric]')].map((td) => [td.getAttribute('data-metric'), td.getAttribute('data-value')])]));
+      report.reportSeries = await frame.locator('svg.curve-recall g.series').count();
+      report.tabs = await page.locator('.tab').allTextContents();
+      await page.waitForTimeout(800);
+      await page.screenshot({ path: process.env.SHOT });
+      lap('report in a webview');
+      code = 0;
+      return;
+    }
     if (EXPECT.lensesOnly || EXPECT.grantTrust) await page.screenshot({ path: process.env.SHOT });
     if (EXPECT.grantTrust) {
       // what ran so far, then trust the folder: the extension restarts with the trusted lookup
@@ -151,6 +195,31 @@ async function openFromExplorer(page, name, folder) {
       EXPECT.trecLens, { timeout: T });
     await page.screenshot({ path: process.env.SHOT_TREC });
     lap('TREC run highlighted');
+
+    if (EXPECT.folding) {
+      // a TREC run has no indentation to fold by: every fold marker is the server's
+      stage = 'folding';
+      const markers = '.margin-view-overlays .codicon-folding-expanded';
+      await page.waitForFunction((sel) => document.querySelectorAll(sel).length > 0, markers, { timeout: T });
+      report.foldMarkers = await page.locator(markers).count();
+      await page.click('.monaco-editor .view-lines');
+      await page.keyboard.press('F1');
+      await page.keyboard.type('Fold All');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Fold All/ }).first().waitFor({ timeout: T });
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(
+        () => document.querySelectorAll('.margin-view-overlays .codicon-folding-collapsed').length > 0,
+        null, { timeout: T });
+      await page.waitForTimeout(500);
+      report.foldedLines = await page.evaluate(() => {
+        const lines = [...document.querySelectorAll('.monaco-editor .view-line')];
+        lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+        return lines.map((l) => l.textContent.replace(/\u00a0/g, ' '));
+      });
+      report.foldCollapsed = await page.locator('.margin-view-overlays .codicon-folding-collapsed').count();
+      if (process.env.SHOT_FOLD) await page.screenshot({ path: process.env.SHOT_FOLD });
+      lap(`folded: ${report.foldCollapsed} queries collapsed`);
+    }
     code = 0;
   } catch (e) {
     console.log(`FAIL at ${stage}: ${e.message.split('\n')[0]}`);

@@ -10,7 +10,11 @@
 --                             -- qrels-lsp.toml)
 --     codelens = true,        -- show and refresh code lenses (recall@k · MRR per question)
 --     inlay_hints = true,     -- enable inlay hints where the server and Neovim have them
+--     folding = true,         -- fold by the server's ranges (0.11+: vim.lsp.foldexpr)
+--     uvx = true,             -- no server found: run it with uvx from this plugin's checkout
 --   })
+--
+-- `:checkhealth qrels_lsp` says which server it would start, and why, and what is running.
 --
 -- On 0.11+ the server is registered with vim.lsp.config("qrels_lsp", ...) and vim.lsp.enable;
 -- on 0.10 a FileType autocmd calls vim.lsp.start.
@@ -19,6 +23,17 @@ local M = {}
 M.name = "qrels_lsp"
 M.install_command = "pipx install /path/to/qrels-lsp"
 
+--- The checkout this plugin lies in (editors/neovim/lua/qrels_lsp/init.lua, four folders down),
+--- when it is one: the package `uvx --from` can run the server from.
+function M.repository()
+  local source = debug.getinfo(1, "S").source:gsub("^@", "")
+  local root = vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(source)))))
+  if root and vim.uv.fs_stat(vim.fs.joinpath(root, "pyproject.toml")) then
+    return root
+  end
+  return nil
+end
+
 local defaults = {
   cmd = nil,
   python = nil,
@@ -26,6 +41,8 @@ local defaults = {
   settings = {},
   codelens = true,
   inlay_hints = true,
+  folding = true,
+  uvx = true,
   filetypes = { "yaml", "trec_qrels", "trec_run" },
   -- YAML buffers are ours only when their name matches (Lua patterns on the file name).
   yaml_patterns = { "%.qrels%.ya?ml$", "%.run%.ya?ml$" },
@@ -106,18 +123,19 @@ local function venv_trusted(exe)
 end
 
 --- The server's command line: opts.cmd, opts.python, the project's .venv/venv (with consent,
---- see venv_trusted), then PATH. Returns cmd, or nil and an error message with the install command.
+--- see venv_trusted), qrels-lsp on PATH, then uvx from this plugin's checkout (opts.uvx).
+--- Returns cmd, nil, how; or nil and an error message with the install command.
 function M.resolve_cmd(root)
   local o = M.options
   if o.cmd and #o.cmd > 0 then
     if executable(o.cmd[1]) then
-      return o.cmd
+      return o.cmd, nil, "setup cmd"
     end
     return nil, ("qrels-lsp: `%s` (setup cmd) is not executable."):format(o.cmd[1])
   end
   if o.python then
     if executable(o.python) then
-      return { o.python, "-m", "qrels_lsp.cli", "serve" }
+      return { o.python, "-m", "qrels_lsp.cli", "serve" }, nil, "setup python"
     end
     return nil, ("qrels-lsp: Python `%s` not found. Install the server with `%s -m pip install /path/to/qrels-lsp`."):format(
       o.python,
@@ -129,17 +147,22 @@ function M.resolve_cmd(root)
       local exe = vim.fs.joinpath(root, venv, "bin", "qrels-lsp")
       if executable(exe) then
         if venv_trusted(exe) then
-          return { exe, "serve" }
+          return { exe, "serve" }, nil, "the project's " .. venv .. " (trusted)"
         end
         break -- the first venv found is the project's; not trusted, the server comes from PATH
       end
     end
   end
   if executable("qrels-lsp") then
-    return { "qrels-lsp", "serve" }
+    return { "qrels-lsp", "serve" }, nil, "PATH"
+  end
+  local repo = o.uvx and M.repository() or nil
+  if repo and executable("uvx") then
+    return { "uvx", "--from", repo, "qrels-lsp", "serve" }, nil, "uvx, from the plugin's checkout " .. repo
   end
   return nil,
-    ("qrels-lsp: the language server is not installed (no `qrels-lsp` on PATH). Install it with `%s`, or pass `cmd`/`python` to require('qrels_lsp').setup()."):format(
+    ("qrels-lsp: the language server is not installed (no `qrels-lsp` on PATH%s). Install it with `%s`, or pass `cmd`/`python` to require('qrels_lsp').setup()."):format(
+      repo and ", no `uvx` to run it from this plugin's checkout" or "",
       M.install_command
     )
 end
@@ -223,9 +246,38 @@ local function attach_inlay_hints(client, bufnr)
   end
 end
 
+--- Folds from the server (a question, its `relevant:` block, a ranking): Neovim 0.11's
+--- vim.lsp.foldexpr in every window showing the buffer, everything open at first.
+local function attach_folding(client, bufnr)
+  if not M.options.folding or not vim.lsp.foldexpr or not supports(client, "textDocument/foldingRange", bufnr) then
+    return
+  end
+  for _, win in ipairs(vim.fn.win_findbuf(bufnr)) do
+    vim.wo[win][0].foldmethod = "expr"
+    vim.wo[win][0].foldexpr = "v:lua.vim.lsp.foldexpr()"
+    vim.wo[win][0].foldlevel = 99
+  end
+end
+
+--- Colours of the server's semantic tokens (document ids by what the golden set says of them),
+--- as links a colour scheme can override: files are coloured without any syntax file.
+M.token_highlights = {
+  ["@lsp.type.relevantDocument"] = "DiagnosticOk",
+  ["@lsp.type.irrelevantDocument"] = "DiagnosticWarn",
+  ["@lsp.type.unjudgedDocument"] = "Comment",
+  ["@lsp.type.unknownDocument"] = "DiagnosticError",
+}
+
+function M.set_highlights()
+  for group, target in pairs(M.token_highlights) do
+    vim.api.nvim_set_hl(0, group, { link = target, default = true })
+  end
+end
+
 function M.on_attach(client, bufnr)
   attach_codelens(client, bufnr)
   attach_inlay_hints(client, bufnr)
+  attach_folding(client, bufnr)
 end
 
 local function base_config()
@@ -302,7 +354,13 @@ function M.setup(opts)
   end
   warned = false
   venv_consent = {}
+  M.configured = true
   require("qrels_lsp.filetypes").add()
+  M.set_highlights()
+  vim.api.nvim_create_autocmd("ColorScheme", {
+    group = vim.api.nvim_create_augroup("qrels_lsp_highlights", { clear = true }),
+    callback = M.set_highlights,
+  })
   if vim.fn.has("nvim-0.11") == 1 and vim.lsp.config and vim.lsp.enable then
     vim.lsp.config(M.name, M.lsp_config())
     vim.lsp.enable(M.name)

@@ -107,3 +107,10 @@ def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> tuple[str | None, str 
         return None, "a binary file (it holds NUL bytes)"
     text, problems = decode(data, keep_bytes=not path.name.lower().endswith(STRUCTURED_SUFFIXES))
     return text, "; ".join(problems) or None
+
+
+def cache_root() -> Path:
+    """The user's cache folder for qrels-lsp, never the workspace: BM25 indexes and reports are
+    derived, large or personal, and a repository under review must not be written to."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "qrels-lsp"

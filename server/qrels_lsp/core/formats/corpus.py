@@ -201,6 +201,16 @@ class Corpus:
         self._docs[doc_id] = doc
         return doc
 
+    def file_of(self, doc_id: str) -> Path | None:
+        """The file that is the document, in a folder corpus (None in one-file corpora, where a
+        document is a line): known from the walk, without reading it."""
+        entry = self._docs.get(doc_id)
+        if isinstance(entry, _FolderFile):
+            return Path(entry.path)
+        if entry is not None and entry.line is None:
+            return entry.path
+        return None
+
     def peek(self, doc_id: str) -> Document | None:
         """The document, read afresh from a folder document's file and not kept: for one pass
         over every document (indexing), which would otherwise hold the whole folder in memory."""

@@ -180,7 +180,9 @@ def _parse_query(p: ShapeReader, key: YScalar, value: YNode) -> Query:
     if "tags" in fields:
         query.tags = _tags(p, fields["tags"][1])
     if "relevant" in fields:
-        query.judgments = _parse_relevant(p, fields["relevant"][1])
+        rkey, rvalue = fields["relevant"]
+        query.judgments = _parse_relevant(p, rvalue)
+        query.relevant_span = Span(rkey.span.start, rvalue.span.end)
     return query
 
 

@@ -262,6 +262,14 @@ class Project:
         self._run_files = None  # a run may have been added or removed: glob again
         self._names.pop(path, None)
 
+    def release(self, path: Path) -> None:
+        """Drop a file's parsed model (the file itself is unchanged): a check of the whole
+        workspace must not keep every file's spans in memory once its findings are made."""
+        path = resolve(path)
+        self._parsed.pop(path, None)
+        self._edits.pop(path, None)
+        self._checks.pop(path, None)
+
     def parsed(self, path: Path, kind: FileKind, text: str) -> Qrels | Run:
         path = resolve(path)
         hit = self._parsed.get(path)
@@ -369,6 +377,16 @@ class Project:
             found.extend(b.path for b in self.config.qrels if self.boundary.allows(b.path))
             self._golden_files = sorted({resolve(p) for p in found})
         return self._golden_files
+
+    def workspace_files(self) -> list[Path]:
+        """Every golden set and run of the workspace, by the configured globs and `[[qrels]]`
+        tables, in the boundary: what a check of the whole workspace looks at."""
+        self._scan_run_files()
+        found = {*self.golden_files(), *(self._run_files or [])}
+        for binding in self.config.qrels:
+            if self.boundary.allows(binding.path):
+                found.update(resolve(p) for p in self._bound_runs(binding))
+        return sorted(found)
 
     def context(self, path: Path, kind: FileKind, qrels: Qrels) -> QrelsContext:
         folder = resolve(path).parent

@@ -62,6 +62,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from ..base.files import cache_root
 from ..formats.corpus import Corpus
 from .tokens import MAX_TOKENIZED_CHARS, TOKENIZER_VERSION, tokenize
 
@@ -386,8 +387,7 @@ def _text_of(corpus: Corpus, doc_id: str) -> str:
 
 def default_cache_dir() -> Path:
     """The user's cache folder, never the workspace: indexes are derived, large and personal."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "qrels-lsp"
+    return cache_root()
 
 
 def cache_key(corpus: Corpus) -> str:

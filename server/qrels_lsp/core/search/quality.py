@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from ..base.escape import md_code
 from ..formats.corpus import Corpus
@@ -22,10 +23,21 @@ SPLIT_SHARE = 0.5  # each relevant document holds less than half of the question
 SPLIT_UNION = 0.8  # ...while together they hold most of them
 
 
+Cause = Literal["vocabulary", "exact token", "split answer", "outranked", "not in corpus"]
+CAUSES: tuple[Cause, ...] = (
+    "vocabulary",
+    "exact token",
+    "split answer",
+    "outranked",
+    "not in corpus",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Miss:
     doc_id: str
-    reason: str
+    reason: str  # in words, for the hover
+    cause: Cause = "outranked"
 
 
 def content_terms(text: str) -> set[str]:
@@ -92,23 +104,52 @@ def miss_reasons(
             continue
         have = doc_terms[doc_id]
         lacking = sorted(exact - have)
+        cause: Cause
         if not terms & have:
+            cause = "vocabulary"
             reason = "no shared vocabulary: a paraphrase, which dense retrieval may catch"
         elif lacking:
+            cause = "exact token"
             reason = (
                 "the document lacks the exact token"
                 + ("s " if len(lacking) > 1 else " ")
                 + ", ".join(f"`{t}`" for t in lacking)
             )
         elif split:
+            cause = "split answer"
             reason = (
                 "the answer is split across documents: each holds only part of the question's words"
             )
         else:
+            cause = "outranked"
             shared = ", ".join(f"`{t}`" for t in sorted(terms & have)[:5])
             reason = f"it shares only {shared} with the question; other documents share more"
-        out.append(Miss(doc_id, reason))
+        out.append(Miss(doc_id, reason, cause))
     return out
+
+
+def miss_causes(
+    question: str | None,
+    grades: Mapping[str, int],
+    ranking: Sequence[str],
+    k: int,
+    level: int,
+    corpus: Corpus,
+) -> dict[Cause, int]:
+    """How many of a question's relevant documents ``ranking`` leaves out of its top k, by the
+    likely cause in BM25's terms (the report's table): no shared vocabulary, an exact token the
+    document lacks, an answer split across documents, outranked by documents sharing more of
+    the question, or not in the corpus at all."""
+    counts: dict[Cause, int] = dict.fromkeys(CAUSES, 0)
+    top = set(ranking[:k])
+    missed = [d for d, g in grades.items() if g >= level and g >= 0 and d not in top]
+    counts["not in corpus"] = sum(1 for d in missed if d not in corpus)
+    explained = miss_reasons(question or "", grades, ranking, k, level, corpus)
+    for miss in explained:
+        counts[miss.cause] += 1
+    # A question with no content word explains nothing: its misses are counted as outranked.
+    counts["outranked"] += len(missed) - counts["not in corpus"] - len(explained)
+    return counts
 
 
 def quality_notes(

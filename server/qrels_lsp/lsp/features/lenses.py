@@ -24,7 +24,13 @@ from ..state import State
 EXPLAIN_COMMAND = "qrels-lsp.explainQuery"
 COMPARE_COMMAND = "qrels-lsp.compareRuns"
 JUDGE_NEXT_COMMAND = "qrels-lsp.judgeNext"
-COMMANDS = {"explain": EXPLAIN_COMMAND, "compare": COMPARE_COMMAND, "judge": JUDGE_NEXT_COMMAND}
+REPORT_COMMAND = "qrels-lsp.report"
+COMMANDS = {
+    "explain": EXPLAIN_COMMAND,
+    "compare": COMPARE_COMMAND,
+    "judge": JUDGE_NEXT_COMMAND,
+    "report": REPORT_COMMAND,
+}
 
 
 class LensEncoder:

@@ -1,0 +1,27 @@
+"""The HTML report of a golden set's runs (`qrels-lsp report`, the editor's report command):
+recall and precision curves, each run against the base question by question, the distribution
+of per-question values, coverage, why relevant documents are missed, and a sortable table of the
+questions. ``data.py`` computes it, ``charts.py`` draws it, ``page.py`` lays it out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...core.compare import Comparisons
+from ...core.project.analysis import QrelsContext, RunResult
+from .data import ReportData, report_data
+from .page import report_html
+
+
+def build_report(
+    ctx: QrelsContext,
+    runs: Sequence[RunResult],
+    base: RunResult | None,
+    comparisons: Comparisons | None,
+    golden_text: str,
+) -> str:
+    """The report's HTML. Reads the corpus (the miss causes): call it off the event loop."""
+    return report_html(report_data(ctx, runs, base, comparisons, golden_text))
+
+
+__all__ = ["ReportData", "build_report", "report_data", "report_html"]

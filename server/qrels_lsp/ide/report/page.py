@@ -1,0 +1,202 @@
+"""The report as one self-contained HTML page: inline CSS, SVG and a few lines of script (the
+table sorts when a header is clicked), nothing fetched, readable from file:// and in an editor's
+webview. Everything the files' authors wrote (ids, names, questions) is HTML-escaped, and the
+embedded JSON cannot close its script element."""
+
+from __future__ import annotations
+
+from ...core.base.escape import json_text
+from ...core.search.quality import CAUSES
+from .charts import curve_chart, esc, histogram_chart, judged_chart, strip_chart, style
+from .data import ReportData
+
+CSS = """
+:root { color-scheme: light; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
+  margin: 0 auto; max-width: 1200px; padding: 16px 24px 48px; color: #1b1f24; background: #fff; }
+h1 { font-size: 22px; margin: 4px 0 2px; } h2 { font-size: 17px; margin: 28px 0 8px; }
+.sub { color: #555; margin: 0 0 8px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(560px, 100%), 1fr)); gap: 16px; }
+svg.chart { background: #fff; border: 1px solid #d0d7de; border-radius: 6px; max-width: 100%; height: auto; }
+svg text { font-size: 11px; fill: #1b1f24; } svg .title { font-size: 13px; font-weight: 600; }
+svg .axis-label { font-size: 12px; fill: #444; } svg .tick { fill: #555; }
+svg .grid { stroke: #e5e7eb; } svg .zero { stroke: #555; stroke-width: 1; }
+svg .k-mark { stroke: #444; stroke-dasharray: 3 3; } svg .k-label { fill: #444; font-style: italic; }
+table { border-collapse: collapse; width: 100%; margin: 8px 0; }
+th, td { border-bottom: 1px solid #e5e7eb; padding: 4px 8px; text-align: right; }
+th { background: #f6f8fa; cursor: pointer; user-select: none; position: sticky; top: 0; }
+th:first-child, td:first-child, td.text, table.questions th:nth-child(2) { text-align: left; }
+th[aria-sort="ascending"]::after { content: " ▲"; } th[aria-sort="descending"]::after { content: " ▼"; }
+td.text { color: #444; max-width: 320px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border-radius: 2px; }
+.win { color: #00734f; } .loss { color: #b34700; }
+dl.questions dt { font-weight: 600; margin-top: 6px; } dl.questions dd { margin: 0 0 0 16px; color: #333; }
+dl.questions dt:target { background: #fff3bf; }
+"""
+
+SORT_JS = """
+document.querySelectorAll('table.sortable').forEach(function (table) {
+  var heads = table.querySelectorAll('th');
+  heads.forEach(function (th, col) {
+    th.addEventListener('click', function () {
+      var down = th.getAttribute('aria-sort') !== 'descending';
+      heads.forEach(function (h) { h.removeAttribute('aria-sort'); });
+      th.setAttribute('aria-sort', down ? 'descending' : 'ascending');
+      var body = table.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (a, b) {
+        var x = a.cells[col].getAttribute('data-value'), y = b.cells[col].getAttribute('data-value');
+        var nx = parseFloat(x), ny = parseFloat(y);
+        var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : String(x).localeCompare(String(y));
+        return down ? -c : c;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+});
+"""
+
+
+def report_html(d: ReportData) -> str:
+    """The whole page."""
+    data = json_text({"scores": d.scores, "comparisons": d.comparisons}, indent=None)
+    data = data.replace("<", "\\u003c")  # a JSON escape: no `</script>` inside the data
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>qrels-lsp report: {esc(d.golden)}</title><style>{CSS}</style></head><body>",
+        f"<h1>Retrieval report: {esc(d.golden)}</h1>",
+        f'<p class="sub">{len(d.questions)} questions · k = {d.k} · runs: '
+        + ", ".join(_run_label(i, r) for i, r in enumerate(d.runs))
+        + (f" · compared with {esc(d.base)}" if d.base else "")
+        + "</p>",
+        _means(d),
+        "<h2>Curves</h2>",
+        '<div class="grid">',
+        curve_chart(
+            "Recall at each cutoff", "recall", [(r, d.curves[r]["recall"]) for r in d.runs], d.k
+        ),
+        curve_chart(
+            "Precision at each cutoff",
+            "precision",
+            [(r, d.curves[r]["precision"]) for r in d.runs],
+            d.k,
+        ),
+        "</div>",
+    ]
+    if d.deltas and d.base is not None:
+        parts += [
+            f"<h2>Against the base, question by question ({esc(d.headline)})</h2>",
+            '<div class="grid">',
+        ]
+        parts += [strip_chart(run, d.base, d.headline, deltas) for run, deltas in d.deltas.items()]
+        parts.append("</div>")
+    parts += [
+        "<h2>Distribution and coverage</h2>",
+        '<div class="grid">',
+        histogram_chart(d.headline, [(r, d.histograms[r]) for r in d.runs]),
+        judged_chart(d.k, [(r, d.judged[r]) for r in d.runs], d.min_judged),
+        "</div>",
+        _causes(d),
+        _questions_table(d),
+        _question_texts(d),
+        f'<script type="application/json" id="qrels-data">{data}</script>',
+        f"<script>{SORT_JS}</script>",
+        "</body></html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def _run_label(i: int, run: str) -> str:
+    colour = style(i)[0]
+    return f'<span class="run"><span class="swatch" style="background:{colour}"></span>{esc(run)}</span>'
+
+
+def _means(d: ReportData) -> str:
+    runs = d.scores["runs"]
+    metrics = list(runs[0]["mean"]) if runs else []
+    head = "".join(f"<th>{esc(m)}</th>" for m in metrics)
+    rows = []
+    for r in runs:
+        cells = "".join(
+            f'<td data-metric="{esc(m)}" data-value="{r["mean"][m]!r}">{r["mean"][m]:.4f}</td>'
+            for m in metrics
+        )
+        rows.append(
+            f'<tr data-run="{esc(r["name"])}"><td>{esc(r["name"])}</td>{cells}<td>{r["n_queries"]}</td></tr>'
+        )
+    return (
+        '<h2>Means</h2><table class="means sortable"><thead><tr><th>run</th>'
+        f"{head}<th>questions</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _causes(d: ReportData) -> str:
+    if d.causes is None:
+        return "<h2>Why relevant documents are missed</h2><p>No corpus: the causes need the documents' words.</p>"
+    head = "".join(f"<th>{esc(c)}</th>" for c in CAUSES)
+    rows = "".join(
+        f'<tr data-run="{esc(r)}"><td>{esc(r)}</td>'
+        + "".join(
+            f'<td data-cause="{esc(c)}" data-value="{d.causes[r][c]}">{d.causes[r][c]}</td>'
+            for c in CAUSES
+        )
+        + "</tr>"
+        for r in d.runs
+    )
+    return (
+        f"<h2>Why relevant documents are missed (out of each run's top {d.k}, in BM25's terms)</h2>"
+        '<p class="sub">vocabulary: the document shares no content word with the question (a '
+        "paraphrase); exact token: it lacks a code, number or name the question has; split answer: "
+        "the answer is spread over several documents; outranked: it shares words, but others share "
+        "more; not in corpus: the id names no document.</p>"
+        f'<table class="causes sortable"><thead><tr><th>run</th>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    )
+
+
+def _questions_table(d: ReportData) -> str:
+    metric = d.headline
+    runs = d.scores["runs"]
+    head = "<th>question</th><th>text</th>" + "".join(f"<th>{esc(r['name'])}</th>" for r in runs)
+    deltas = {run: dict(items) for run, items in d.deltas.items()}
+    head += "".join(f"<th>{esc(run)} − {esc(d.base or '')}</th>" for run in deltas)
+    rows = []
+    for q in d.questions:
+        cells = [
+            f'<td data-value="{esc(q.qid)}"><a href="#q-{esc(q.qid)}">{esc(q.qid)}</a></td>',
+            f'<td class="text" data-value="{esc(q.text)}" title="{esc(q.text)}">{esc(q.text)}</td>',
+        ]
+        for r in runs:
+            values = r["queries"].get(q.qid)
+            v = values.get(metric) if values else None
+            cells.append(
+                f'<td data-run="{esc(r["name"])}" data-metric="{esc(metric)}" data-value="{v!r}">{v:.4f}</td>'
+                if v is not None
+                else '<td data-value="">–</td>'
+            )
+        for delta in deltas.values():
+            v = delta.get(q.qid)
+            cls = "win" if v and v > 0 else "loss" if v and v < 0 else ""
+            cells.append(
+                f'<td class="{cls}" data-value="{v!r}">{v:+.4f}</td>'
+                if v is not None
+                else '<td data-value="">–</td>'
+            )
+        rows.append(f'<tr data-qid="{esc(q.qid)}">' + "".join(cells) + "</tr>")
+    return (
+        f"<h2>Questions ({esc(metric)} of each run, and each run minus the base)</h2>"
+        '<p class="sub">Click a header to sort; a question id goes to its text.</p>'
+        f'<table class="questions sortable"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+def _question_texts(d: ReportData) -> str:
+    items = "".join(
+        f'<dt id="q-{esc(q.qid)}">{esc(q.qid)} <small>(line {q.line} of {esc(d.golden)})</small></dt>'
+        f"<dd>{esc(q.text) or '<em>no question text</em>'}</dd>"
+        for q in d.questions
+    )
+    return f'<h2>Question texts</h2><dl class="questions">{items}</dl>'

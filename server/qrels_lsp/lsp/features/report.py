@@ -1,0 +1,60 @@
+"""The report command (`qrels-lsp.report`, the first line's report lens): the golden set's HTML
+report (``ide/report``), written to the user's cache folder and opened in a browser; with
+``inline``, returned as text for an editor that shows it itself (the VS Code extension's
+webview)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from pygls.lsp.server import LanguageServer
+
+from ...core.base.files import cache_root
+from ...core.model import Qrels
+from ...core.project.analysis import Analysis, Project
+from ...ide.report import build_report
+from ..convert import uri_of
+from ..state import State
+from .lenses import REPORT_COMMAND
+
+
+def report_of(project: Project, analysis: Analysis) -> str:
+    """The report of a golden set's runs, as its lenses show them (on the analysis thread)."""
+    ctx = analysis.context
+    assert ctx is not None
+    comparisons = project.compare(analysis)
+    return build_report(ctx, analysis.runs, analysis.base, comparisons, analysis.text)
+
+
+def write_report(path: Path, html: str) -> Path:
+    """The report's file in the cache, one per golden set, never in the workspace."""
+    folder = cache_root() / "reports"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{hashlib.sha256(str(path).encode()).hexdigest()[:16]}-{path.stem}.html"
+    target.write_text(html, encoding="utf-8")
+    return target
+
+
+def register(server: LanguageServer, state: State) -> None:
+    session, client = state.session, state.client
+
+    @server.command(REPORT_COMMAND)
+    async def report(ls: LanguageServer, args: dict[str, Any]) -> dict[str, Any] | None:
+        """Write the report and open it; ``inline``: return its HTML instead."""
+        uri = uri_of(Path(str(args.get("path", ""))))
+        analysis = await session.analysis_if_ours(uri)
+        if analysis is None or analysis.context is None or not isinstance(analysis.model, Qrels):
+            return None
+        if not analysis.runs:
+            client.inform("No runs to report on: list them under `runs:`.")
+            return None
+        project = session.project
+        html = await session.run(lambda: report_of(project, analysis))
+        if args.get("inline") is True:
+            return {"html": html}
+        target = await session.run(lambda: write_report(analysis.path, html))
+        if not await client.show(target.as_uri(), external=True):
+            client.inform(f"The report is written to {target}: open it in a browser.")
+        return {"path": str(target)}
