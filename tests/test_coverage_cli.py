@@ -230,3 +230,27 @@ def test_score_bounds_in_tables_and_not_in_trec_format(tmp_path: Path) -> None:
     assert summary.returncode == 0, summary.stderr
     assert sum(line.startswith("|   up to |") for line in summary.stdout.splitlines()) == 3
     assert trec.returncode == 2 and "--bounds" in trec.stderr
+
+
+def test_score_trec_prints_unj_as_trec_eval_computes_it(tmp_path: Path) -> None:
+    """trec_eval prints unj_k = unjudged / k: one unjudged document in the top 160 is 1/160,
+    which %6.4f prints 0.0063, where 1 - judged@160 (1 - (1 - 1/160)) would print 0.0062."""
+    write(
+        tmp_path / "q.qrels", "".join(f"q1 0 d{i} {i % 2}\n" for i in range(1, 160)) + "q2 0 e1 1\n"
+    )
+    run = "".join(f"q1 Q0 d{i} {i} {1000 - i} t\n" for i in range(1, 160)) + "q1 Q0 x 160 1 t\n"
+    write(tmp_path / "r.trec", run + "q2 Q0 e1 1 1 t\n")
+    r = qrels_lsp(
+        "score",
+        tmp_path / "q.qrels",
+        tmp_path / "r.trec",
+        "--metrics",
+        "judged@160",
+        "--format",
+        "trec",
+    )
+    assert r.returncode == 0, r.stderr
+    rows = {(line.split()[0], line.split()[1]): line.split()[2] for line in r.stdout.splitlines()}
+    assert rows[("unj_160", "q1")] == f"{1 / 160:6.4f}".strip() == "0.0063"
+    assert rows[("unj_160", "q2")] == "0.0000"
+    assert rows[("unj_160", "all")] == f"{(1 / 160 + 0.0) / 2:6.4f}".strip()

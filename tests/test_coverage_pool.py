@@ -130,7 +130,7 @@ def test_the_first_n_pairs_raise_judged_at_least_as_much_as_any_other_n(
     queue = judging_queue(grades, runs, depth)
     assert len({(p.query, p.doc) for p in queue}) == len(queue)
     for pair in queue:  # every pair is unjudged and in some run's top depth
-        assert pair.doc not in grades[pair.query]  # a negative grade is a judgment too
+        assert grades[pair.query].get(pair.doc, -1) < 0  # unjudged, or a negative grade
         assert all(pair.doc in dict(runs)[r][pair.query][:depth] for r in pair.runs)
 
     def judged_after(pairs: Sequence[tuple[str, str]]) -> float:
@@ -178,3 +178,18 @@ def test_the_cache_after_an_edit_equals_a_fresh_queue() -> None:
     assert not again.of_query(qid) and len(again) < len(first)
     assert first.pairs == judging_queue(grades, runs, 5)  # the first pool is left as it was
     assert again.next() == again.pairs[0]
+
+
+def test_the_cache_after_edits_it_was_not_asked_about_equals_a_fresh_queue() -> None:
+    """Two edits analysed between two pools (typing faster than the lenses are asked for): the
+    second pool's Since names the first edit's grades, not the pool's, and the identity of each
+    question's judgments says what changed; a question gone is gone from the queue."""
+    grades, runs = generated(5)
+    cache = PoolCache()
+    first = cache.pool(grades, runs, 5)
+    q1, q2 = list(grades)[:2]
+    once = {**grades, q1: {**grades[q1], **{p.doc: 0 for p in first.of_query(q1)}}}
+    twice = {**once, q2: {}}
+    del twice[list(grades)[2]]
+    again = cache.pool(twice, runs, 5, since=Since(once, frozenset([q2])))
+    assert again.pairs == judging_queue(twice, runs, 5)

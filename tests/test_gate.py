@@ -153,7 +153,7 @@ def test_low_coverage_cannot_tell(tmp_path: Path) -> None:
     code, out, summary = gate(tmp_path)
     assert code == 1 and out.startswith("⚠️ cannot tell: judge first")
     assert "judged@5 of head is 0.70, below 0.8" in summary
-    assert "qrels-lsp pool " in summary and "--depth 10" in summary
+    assert "qrels-lsp pool " in summary and "--depth 5" in summary  # as deep as judged@5
     pooled = json.loads(
         qrels_lsp(
             "pool", tmp_path / "g.qrels.yaml", "head", "--format", "json", cwd=tmp_path
@@ -246,3 +246,38 @@ def test_the_github_actions_workflow_of_the_readme(tmp_path: Path) -> None:
     assert not any(line.startswith("::add-mask") for line in r.stdout.splitlines())
     assert not any(line.lstrip().startswith("::") for line in written.splitlines())
     assert f"`{hostile}`" in written  # quoted as code, as it was written
+
+
+def test_broken_input_is_an_input_error(tmp_path: Path) -> None:
+    """A golden set with a syntax error, or a run with malformed lines, does not pass: exit 2,
+    with what was left out said; so does a golden set with no question to compare."""
+    workspace(tmp_path, BASE)
+    path = tmp_path / "g.qrels.yaml"
+    path.write_text(golden() + "  q99:\n    relevant: [q99-r0\n", encoding="utf-8")
+    r = qrels_lsp("gate", path, "--base", "base", "--head", "head", cwd=tmp_path)
+    assert r.returncode == 2 and "QR001" in r.stderr, r.stdout + r.stderr
+    path.write_text(golden(), encoding="utf-8")
+    with (tmp_path / "runs" / "head.trec").open("a", encoding="utf-8") as f:
+        f.write("q00 Q0 broken\n")
+    r = qrels_lsp("gate", path, "--base", "base", "--head", "head", cwd=tmp_path)
+    assert r.returncode == 2 and "QR301" in r.stderr, r.stdout + r.stderr
+    write(
+        tmp_path / "u.qrels.yaml", "runs: [runs/*.trec]\nqueries:\n  q00:\n    unanswerable: true\n"
+    )
+    r = qrels_lsp(
+        "gate", tmp_path / "u.qrels.yaml", "--base", "base", "--head", "base", cwd=tmp_path
+    )
+    assert r.returncode == 2 and "no question to compare" in r.stderr, r.stdout + r.stderr
+
+
+def test_a_drop_of_exactly_the_tolerance_passes(tmp_path: Path) -> None:
+    """0.48 - 0.50 is -0.020000000000000018 in floats: a drop of 0.02 with --max-drop 0.02 is
+    allowed, not more than it."""
+    base = {q: ranking(q, (0, 1)) if i < 25 else ranking(q, (5, 6)) for i, q in enumerate(BASE)}
+    head = dict(base)
+    head["q00"] = ranking("q00", (5, 6))  # one question of 50... of 40: recall@1 0.625 -> 0.600
+    write(tmp_path / "g.qrels.yaml", golden())
+    write(tmp_path / "runs" / "base.trec", trec(base, "base"))
+    write(tmp_path / "runs" / "head.trec", trec(head, "head"))
+    code, out, _ = gate(tmp_path, "--metric", "recall@1", "--max-drop", "0.025")
+    assert code == 0, out  # 0.625 - 0.600 = 0.025 (plus float noise): allowed

@@ -291,3 +291,31 @@ def test_index_cache_builds_once(tmp_path: Path) -> None:
     assert index is not None and cache.get(corpus) is index
     assert cache.claim(corpus) is False
     assert cache.build(corpus) is index
+
+
+def test_judging_in_one_entry_is_judging_in_the_whole_file() -> None:
+    """add_judgment given a question's entry parses that entry alone: the edits are the very ones
+    a parse of the whole golden set gives, for every question and layout of the demo, a new
+    document and one judged already (a grade written over)."""
+    from conftest import EXAMPLES
+    from qrels_lsp.core.formats.golden import parse_golden
+    from qrels_lsp.core.formats.golden_write import add_judgment
+
+    text = (EXAMPLES / "support.qrels.yaml").read_text(encoding="utf-8")
+    qrels = parse_golden(text)
+    compared = 0
+    for qid, query in qrels.queries.items():
+        judged = list(query.grades())
+        for doc in ["kb/new-doc.md", *judged[:1]]:
+            for grade in (0, 1, 2):
+                try:
+                    whole = add_judgment(text, qid, doc, grade)
+                except Exception as exc:  # refused: refused alike
+                    try:
+                        add_judgment(text, qid, doc, grade, query.block)
+                    except type(exc):
+                        continue
+                    raise AssertionError((qid, doc, grade)) from exc
+                assert add_judgment(text, qid, doc, grade, query.block) == whole, (qid, doc, grade)
+                compared += 1
+    assert compared > 100

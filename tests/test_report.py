@@ -113,3 +113,32 @@ def test_one_run_and_trec_qrels(tmp_path: Path) -> None:
     assert "No corpus" in "".join(page.text)
     none = qrels_lsp("report", qrels, "-o", out)
     assert none.returncode == 2 and "no runs" in none.stderr
+
+
+def test_the_curves_are_the_means_score_gives() -> None:
+    """The report's curves come from one walk and a running count; they must be the very means
+    of recall@i and precision@i as evaluate scores them one metric at a time."""
+    from dataclasses import replace
+
+    from qrels_lsp.core.metrics import Metric, evaluate
+    from qrels_lsp.core.project.analysis import QrelsContext, RunResult
+    from qrels_lsp.ide.report.data import curves
+    from trec_data import qrels_of, run_of
+
+    for qrels_name, run_name, level in [
+        ("vaswani/qrels", "vaswani/bm25_top100.run", 1),
+        ("trec_eval/qrels.rel_level", "trec_eval/results.test", 2),
+        ("trec_eval/qrels.test", "trec_eval/results.trunc", 1),
+    ]:
+        qrels = qrels_of(qrels_name)
+        grades = qrels.grades()
+        unanswerable = {next(iter(grades))}  # one left out of the means
+        rankings = run_of(run_name).ranked_ids()
+        metrics = [Metric(m, i) for m in ("recall", "precision") for i in range(1, 101)]
+        ev = evaluate(grades, rankings, metrics, level, unanswerable)
+        ctx = QrelsContext(Path("g"), "trec-qrels", qrels, 5, level, [], None, None, [])
+        ctx = replace(ctx, grades=grades, unanswerable=unanswerable)
+        run = RunResult(Path("r"), "r", None, ev, rankings=rankings)
+        got = curves(ctx, run)
+        for m in ("recall", "precision"):
+            assert got[m] == [ev.mean[f"{m}@{i}"] for i in range(1, 101)], (qrels_name, m)

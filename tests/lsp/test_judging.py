@@ -248,4 +248,15 @@ async def test_blind_judging_hides_what_the_runs_say(
         )
     )
     assert [h.label for h in hints] == [f"judge: {result['doc']}"]  # no run's ranks
-    assert text  # the file itself is unchanged by looking
+    assert not any(t.startswith("report:") for t in titles)  # the report is the runs' numbers
+    # the first line's hover (no comparison) and a judged id's (no ranks) say nothing of a run
+    first = await client.text_document_hover_async(
+        types.HoverParams(doc(uri), types.Position(0, 1))
+    )
+    judged_id = position_of(text, "kb/account-login-problems.md", ws.encoding, delta=2)
+    judged = await client.text_document_hover_async(types.HoverParams(doc(uri), judged_id))
+    for h in (first, judged):
+        shown = h.contents.value if h is not None else ""  # type: ignore[union-attr]
+        assert not any(name in shown for name in ("dense", "hybrid", "bm25", "#1", "compared")), (
+            shown
+        )

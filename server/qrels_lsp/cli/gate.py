@@ -12,10 +12,11 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.metrics.metric import split_metrics
 from .common import UsageError, allow_outside, log_text
 
 if TYPE_CHECKING:
-    from ..core.project.analysis import QrelsContext
+    from ..core.project.analysis import Project, QrelsContext, RunResult
     from ..core.project.gating import Rules, Verdict
 
 
@@ -75,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     for r in (base, head):
         if r.error:
             raise UsageError(f"{r.path}: {r.error}")
+    _refuse_broken_input(args, project, ctx, [base, head])
     rules = _rules(args, ctx)
     verdict = decide(ctx, base, head, rules)
     lines = _lines(ctx)
@@ -85,6 +87,20 @@ def run(args: argparse.Namespace) -> int:
     return verdict.exit_code
 
 
+def _refuse_broken_input(
+    args: argparse.Namespace, project: Project, ctx: QrelsContext, runs: list[RunResult]
+) -> None:
+    """A golden set or run with lines or entries left out of the scores (a syntax error, a
+    malformed line), or with no question to compare, is an input error: a pull request that
+    breaks the golden set must not pass by dropping its questions."""
+    from .score import _entries, _report_dropped
+
+    if _report_dropped(project, [(args.golden, "qrels", None), *_entries(runs)]):
+        raise UsageError("the files have lines or entries left out of the scores (see above)")
+    if not any(r.evaluation.n_queries for r in runs):
+        raise UsageError(f"{args.golden}: no question to compare (every one is unanswerable)")
+
+
 def rules_args(args: argparse.Namespace) -> None:
     """Check the numbers given; the metrics, when named, become the context's."""
     for name in ("max_drop", "min_judged"):
@@ -92,7 +108,7 @@ def rules_args(args: argparse.Namespace) -> None:
             raise UsageError(f"--{name.replace('_', '-')} must be from 0 to 1")
     if not 0 < args.alpha < 1:
         raise UsageError("--alpha must be above 0 and below 1")
-    names = [m.strip() for given in args.metric for m in given.split(",") if m.strip()]
+    names = [m for given in args.metric for m in split_metrics(given)]
     args.metrics = ",".join(names) if names else None
 
 
@@ -117,10 +133,11 @@ def _lines(ctx: QrelsContext) -> dict[str, int]:
     return {qid: lines.position(q.span.start)[0] + 1 for qid, q in ctx.qrels.queries.items()}
 
 
-def pool_command(args: argparse.Namespace) -> str:
-    """The command that lists what to judge, for the runs the gate compared."""
-    words = ["qrels-lsp", "pool", str(args.golden), args.head, args.base, "--depth", "10"]
-    return log_text(shlex.join(words))  # no line break or control character from a file name
+def pool_command(args: argparse.Namespace, k: int) -> str:
+    """The command that lists what to judge for the runs the gate compared, as deep as the
+    judged@k it measured (judging all of it brings judged@k to 1), the names shell-quoted."""
+    words = ["qrels-lsp", "pool", str(args.golden), args.head, args.base, "--depth", str(k)]
+    return shlex.join(words)
 
 
 def _write_summary(
@@ -133,7 +150,7 @@ def _write_summary(
     )
     if target is None:
         return
-    text = summary_markdown(v, ctx.path.name, lines, pool_command(args), rules.max_drop)
+    text = summary_markdown(v, ctx.path.name, lines, pool_command(args, ctx.k), rules.max_drop)
     try:  # GitHub's step summary is appended to, a step after another
         with target.open("a", encoding="utf-8") as f:
             f.write(text + "\n")

@@ -93,7 +93,7 @@ def render(pool: Pool, pairs: list[Pair], fmt: str, ctx: QrelsContext) -> str:
 
 
 def _summary(pool: Pool, shown: int) -> str:
-    runs = ", ".join(pool.runs)
+    runs = ", ".join(log_text(r) for r in pool.runs)  # names a file's author wrote
     head = f"{len(pool):,} unjudged in the top {pool.depth} of {runs}"
     return head if shown == len(pool) else f"{head}; the first {shown:,}"
 
@@ -132,8 +132,7 @@ def _yaml(pool: Pool, pairs: list[Pair], ctx: QrelsContext) -> str:
     for qid, judged in by_query.items():
         lines += [f"  {_scalar(qid)}:", "    relevant:"]
         for p in judged:
-            note = "" if ctx.blind_judging else f"  # {_runs_note(p)}"
-            lines.append(f"      {_scalar(p.doc)}:{note}")
+            lines.append(f"      {_scalar(p.doc)}:{_note(p, ctx)}")
     return "\n".join(lines) + "\n"
 
 
@@ -151,3 +150,15 @@ def _scalar(value: str) -> str:
 def _runs_note(p: Pair) -> str:
     n = len(p.runs)
     return f"{n} run{'s' if n != 1 else ''}, best #{p.best_rank}: " + log_text(", ".join(p.runs))
+
+
+def _note(p: Pair, ctx: QrelsContext) -> str:
+    """The comment after an entry: a negative grade to write over, and (not judging blind)
+    which runs retrieved it."""
+    parts = []
+    grade = ctx.grades.get(p.query, {}).get(p.doc)
+    if grade is not None:
+        parts.append(f"graded {grade} now: write the new grade over it")
+    if not ctx.blind_judging:
+        parts.append(_runs_note(p))
+    return f"  # {'; '.join(parts)}" if parts else ""

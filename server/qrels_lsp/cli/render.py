@@ -3,6 +3,8 @@ every id, name and message quoted for where it goes (core/base/escape.py)."""
 
 from __future__ import annotations
 
+import functools
+import operator
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -195,20 +197,25 @@ def _trec_eval_lines(r: RunResult, project: Project, summary: bool) -> str:
     metrics = {n: parse_metric(n) for n in ev.mean}
     order = sorted(ev.mean, key=lambda n: trec_eval_rank(metrics[n]))
     names = {n: trec_eval_name(metrics[n]) or n for n in order}
-    # judged@k is printed as trec_eval prints it: unj_k, its complement
-    flip = {n for n in order if metrics[n].measure.complement and trec_eval_name(metrics[n])}
-
-    def value(n: str, x: float) -> str:
-        return format_value(1.0 - x if n in flip else x)
-
+    per_query: dict[str, dict[str, float]] = {q: dict(v) for q, v in ev.per_query.items()}
+    means = dict(ev.mean)
+    # judged@k is printed as trec_eval prints it: unj_k, its complement, computed as trec_eval
+    # computes it (unjudged / k, then their mean) so that its last digit is trec_eval's too
+    for n in order:
+        if metrics[n].measure.complement and trec_eval_name(metrics[n]):
+            k = metrics[n].k or 1
+            for values in per_query.values():
+                values[n] = round((1.0 - values[n]) * k) / k
+            column = [per_query[q][n] for q in sorted(per_query)]
+            means[n] = functools.reduce(operator.add, column, 0.0) / len(column) if column else 0.0
     lines: list[str] = []
     if not summary:
-        for qid in sorted(ev.per_query, key=lambda q: q.encode("utf-8", "surrogateescape")):
-            values = ev.per_query[qid]
-            lines += [f"{names[n]:<22}\t{log_text(qid)}\t{value(n, values[n])}" for n in order]
+        for qid in sorted(per_query, key=lambda q: q.encode("utf-8", "surrogateescape")):
+            values = per_query[qid]
+            lines += [f"{names[n]:<22}\t{log_text(qid)}\t{format_value(values[n])}" for n in order]
     lines.append(f"{'runid':<22}\tall\t{log_text(project.runid(r))}")
     lines.append(f"{'num_q':<22}\tall\t{ev.n_queries}")
-    lines += [f"{names[n]:<22}\tall\t{value(n, ev.mean[n])}" for n in order]
+    lines += [f"{names[n]:<22}\tall\t{format_value(means[n])}" for n in order]
     return "\n".join(lines) + "\n"
 
 

@@ -106,6 +106,7 @@ def project_for(args: argparse.Namespace) -> tuple[Project, Config]:
     from dataclasses import replace
 
     from ..core.metrics import parse_metric
+    from ..core.metrics.metric import split_metrics
     from ..core.project.analysis import Project
 
     if not args.golden.exists():
@@ -117,7 +118,7 @@ def project_for(args: argparse.Namespace) -> tuple[Project, Config]:
     workspace = workspace_of([args.golden, *(p for p in args.runs if p.exists())])
     config = config_for(args.config, args.golden, workspace)
     if args.metrics:
-        names = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
+        names = tuple(split_metrics(args.metrics))
         for name in names:  # checked now; `recall` and `recall@k` take the k in force
             try:
                 parse_metric(name, args.k or 1)

@@ -35,6 +35,10 @@ OtherKind = Literal["trec-topics", "trec-documents"]
 detection recognises them so that they are never read as a run, and says what they are."""
 
 
+CRITICAL_TAG = "critical"
+"""The tag of questions that must not get worse: `qrels-lsp gate --critical` looks for it."""
+
+
 @dataclass(frozen=True, slots=True)
 class Ref:
     """A string value as written in a file (a path, a glob, a name) and where it was written."""
@@ -64,7 +68,7 @@ class Query:
     unanswerable: bool = False
     unanswerable_span: Span | None = None
     relevant_span: Span | None = None  # `relevant:` and its value (golden sets): folded, selected
-    tags: tuple[str, ...] = ()  # labels such as `critical` (`gate --critical TAG`)
+    tags: tuple[str, ...] = ()  # labels such as CRITICAL_TAG (`gate --critical TAG`)
 
     def grades(self) -> dict[str, int]:
         """doc id -> grade; the first judgment of a document wins, as the checks report."""

@@ -52,17 +52,24 @@ def judge_fixes(analysis: Analysis, span: Span, golden_text: str) -> list[Fix]:
 
 
 def judgment_fixes(
-    ctx: QrelsContext, qid: str, doc: str, golden_text: str, grades: Sequence[int]
+    ctx: QrelsContext,
+    qid: str,
+    doc: str,
+    golden_text: str,
+    grades: Sequence[int],
+    block: Span | None = None,
 ) -> list[Fix]:
     """Actions writing ``doc``'s grade into question ``qid`` of the golden set, one per grade, as
-    minimal edits; none where the golden set cannot be edited (a TREC file, a syntax error)."""
+    minimal edits; none where the golden set cannot be edited (a TREC file, a syntax error).
+    ``block``: the question's entry in ``golden_text`` (then it alone is parsed), when the
+    caller holds the model parsed from that very text."""
     add = get(ctx.kind).add_judgment
     if add is None:
         return []
     fixes = []
     for grade in grades:
         try:
-            edits = add(golden_text, qid, doc, grade)
+            edits = add(golden_text, qid, doc, grade, block)
         except EditRefused:
             return []
         what = f"relevant (grade {grade})" if grade else "not relevant (grade 0)"

@@ -25,7 +25,7 @@ from ..core.formats.run_yaml import RUN_KEYS
 from ..core.formats.yaml.context import Entry, YamlContext, context_at, entries_of
 from ..core.formats.yaml.scalar import yaml_scalar
 from ..core.fusion import FUSION_KEYS, METHODS, NORMS
-from ..core.model import Qrels, Run
+from ..core.model import CRITICAL_TAG, Qrels, Run
 from ..core.project.analysis import Analysis
 from ..core.search.indexes import IndexCache
 from ..core.search.tokens import snippet, tokenize
@@ -112,7 +112,7 @@ def _golden(req: Request, ctx: YamlContext) -> Completions | None:
     return None
 
 
-CRITICAL = "critical"  # the tag `qrels-lsp gate --critical` looks for by default
+CRITICAL = CRITICAL_TAG  # the tag `qrels-lsp gate --critical` looks for by default
 
 
 def _tags(req: Request, ctx: YamlContext, qid: str) -> Completions:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core.base.escape import md_code, md_text
+from ..core.base.escape import md_block, md_code, md_text
 from ..core.project.gating import Flip, Verdict
 from .compare import comparison_table
 
@@ -58,7 +58,8 @@ def _flips(v: Verdict, lines: Mapping[str, int]) -> list[str]:
         ]
     metrics = list(v.flips[0].deltas)
     out = ["### Questions that flipped", ""]
-    for title, flips in (("Worse", worse), ("Better", better[::-1])):
+    better.sort(key=lambda f: (-max(f.deltas.values()), f.qid))  # the largest gain first
+    for title, flips in (("Worse", worse), ("Better", better)):
         if not flips:
             continue
         shown = flips[:FLIPS_SHOWN]
@@ -81,10 +82,11 @@ def _flip_row(f: Flip, lines: Mapping[str, int], metrics: list[str]) -> str:
 def _todo(v: Verdict, pool_command: str) -> list[str]:
     if v.status == "cannot tell":
         return [
-            "Judge the documents the head retrieves that the golden set has not judged, then "
-            "run the gate again. The pairs, most-shared first:",
+            "Judge the documents the head retrieves that the golden set has not judged (a "
+            "negative grade counts as not judged), then run the gate again. The pairs, "
+            "most-shared first:",
             "",
-            f"    {pool_command}",
+            md_block(pool_command, "sh"),
         ]
     if v.status == "fail":
         out = ["Look at the worse questions above: each is a line of the golden set."]

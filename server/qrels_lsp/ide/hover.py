@@ -74,8 +74,9 @@ def hover_text(
         if target.kind == "summary":
             return means
         read_as = f"Read as {get(analysis.kind).display}."
-        compared = comparison_report(project, analysis)
-        fused = "  \n".join(fusion_notes(analysis.runs)) if ctx is not None else ""
+        blind = ctx is not None and ctx.blind_judging  # no system's numbers while judging
+        compared = "" if blind else comparison_report(project, analysis)
+        fused = "" if blind else "  \n".join(fusion_notes(analysis.runs))
         parts = [read_as if means is None else f"{read_as}  \n{means}", fused, compared]
         return "\n\n".join(p for p in parts if p)
     if target.kind == "query":
@@ -132,7 +133,7 @@ def hover_text(
                 text += "\n\n" + retrieval_note(target.qid, rank, grade, ctx.level)
             else:
                 text += "\n\n" + dropped_note(target.qid, grade, ctx.level)
-    elif target.kind == "judged":
+    elif target.kind == "judged" and not ctx.blind_judging:
         ranks = [
             (r.name, rank_in(r.rankings, target.qid, doc_id))
             for r in analysis.runs

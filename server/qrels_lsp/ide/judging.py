@@ -36,17 +36,11 @@ def judge_title(ctx: QrelsContext, pool: Pool | None, runs: Sequence[RunResult])
     return title
 
 
-def next_pair(analysis: Analysis, skip: tuple[str, ...] | None = None) -> Pair | None:
+def next_pair(analysis: Analysis, skip: tuple[str, str] | None = None) -> Pair | None:
     """The queue's head (``Project.pool`` made the queue), past ``skip`` (the pair just judged,
     when the edit that judged it has not reached this analysis yet)."""
     pool = analysis.pool
-    if pool is None:
-        return None
-    head = pool.next()
-    if head is not None and skip is not None and (head.query, head.doc) == skip:
-        rest = pool.pairs
-        return rest[1] if len(rest) > 1 else None
-    return head
+    return pool.next(skip) if pool is not None else None
 
 
 Judging = tuple[str, str]
@@ -101,7 +95,8 @@ def next_fixes(
     query = model.queries.get(pair.query)
     if query is None or not query.span.start <= offset <= query.span.end:
         return []
-    fixes = judgment_fixes(ctx, pair.query, pair.doc, golden_text, NEXT_GRADES)
+    # the analysis's model was parsed from golden_text: its entry is parsed alone
+    fixes = judgment_fixes(ctx, pair.query, pair.doc, golden_text, NEXT_GRADES, query.block)
     return [(pair, fix) for fix in fixes]
 
 

@@ -51,7 +51,7 @@ def top_groups(analysis: Analysis) -> list[LensGroup]:
     judge = judge_title(ctx, analysis.pool, analysis.runs)
     if judge is not None:
         out.append(LensGroup(TOP, (judge,), None, "judge"))
-    if analysis.runs:
+    if analysis.runs and not ctx.blind_judging:  # the report is what the runs say
         out.append(LensGroup(TOP, (REPORT_TITLE,), None, "report"))
     return out
 

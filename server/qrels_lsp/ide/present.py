@@ -17,6 +17,7 @@ from ..core.formats.corpus import Document
 from ..core.metrics import MEASURES, Metric, format_value, ndcg_explain, query_scores
 from ..core.model import Qrels, Query, rank_in_list
 from ..core.project.analysis import QrelsContext, RunResult
+from ..core.project.judging import mean_judged
 from .compare import delta_mark, header_lens_titles, headline, lens_title
 
 HOVER_CUTOFFS = (1, 3, 5, 10, 20, 100)
@@ -161,12 +162,7 @@ def header_titles(
 def low_coverage(ctx: QrelsContext, runs: Sequence[RunResult]) -> bool:
     """Whether any run the golden set pools (not the BM25 baseline) has a mean judged@k below
     ``min_judged``: then its numbers say as much about the judgments as about the run."""
-    key = f"judged@{ctx.k}"
-    return any(
-        r.evaluation.mean.get(key, 1.0) < ctx.min_judged
-        for r in runs
-        if not r.baseline and not r.error
-    )
+    return any(mean_judged(ctx, r) < ctx.min_judged for r in runs if not r.baseline and not r.error)
 
 
 def run_header_title(ctx: QrelsContext, r: RunResult) -> str:
@@ -300,7 +296,7 @@ def _against_base(
 ) -> list[str]:
     """Each other run's difference from the base run on this question, for the metrics the
     golden set reports (`▲ +0.25`): where the systems differ, question by question."""
-    keys = [str(m) for m in ctx.metrics]
+    keys = [str(m) for m in ctx.metrics if m.measure.compared]  # not judged@k: coverage
     out = [
         f"| vs {md_text(base)} (base) | " + " | ".join(keys) + " |",
         "| --- |" + " ---: |" * len(keys),

@@ -2,9 +2,9 @@
 documents to judge next").
 
 Depth-k pooling over the runs: every document a run puts in a question's top ``depth`` that the
-golden set does not judge. A document with a negative grade is left out: judged@k counts it
-unjudged, as trec_eval does, but someone wrote that grade, and a queue that asks again about what
-was judged on purpose wastes the judge's time. Judging a pair
+golden set does not judge: no judgment, or a negative grade, which judged@k counts as unjudged
+(trec_eval's "in the pool, not judged"), so that judging the whole queue always brings judged@k
+to 1 (judging such a pair writes its grade over the negative one). Judging a pair
 raises judged@depth by 1/depth for each run that retrieved it there, so the queue puts first the
 pairs most runs share (judging the first N raises the runs' mean judged@depth at least as much as
 any other N pairs of the pool), then those some run ranks highest, then by question and document
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..metrics import Since
+from ..metrics import Since, changed_keys
 
 DEFAULT_DEPTH = 10
 
@@ -52,7 +52,7 @@ def query_pairs(
         if not ranking:
             continue
         for rank, doc in enumerate(ranking[:depth], start=1):
-            if doc in grades:
+            if grades.get(doc, -1) >= 0:
                 continue
             hit = found.get(doc)
             if hit is None:
@@ -111,8 +111,15 @@ class Pool:
             self._pairs = _ordered(p for ps in self._per_query.values() for p in ps)
         return self._pairs
 
-    def next(self) -> Pair | None:
-        heads = [ps[0] for ps in self._per_query.values() if ps]
+    def next(self, skip: tuple[str, str] | None = None) -> Pair | None:
+        """The head of the queue, past the pair ``skip`` (question, document) if it is there:
+        each question's first pair is compared, no sort of the whole queue."""
+        heads = []
+        for ps in self._per_query.values():
+            if ps and skip is not None and (ps[0].query, ps[0].doc) == skip:
+                ps = ps[1:]
+            if ps:
+                heads.append(ps[0])
         return min(heads, key=Pair.order) if heads else None
 
     def of_query(self, qid: str) -> list[Pair]:
@@ -145,12 +152,17 @@ class PoolCache:
         same = config == self._config and len(rankings) == len(self._rankings)
         same = same and all(a is b for a, b in zip(rankings, self._rankings, strict=True))
         changed: Iterable[str] | None = None  # None: every question again
-        if same and grades is self._grades:
+        last = self._grades
+        if same and grades is last:
             if self._last is not None:
                 return self._last
-        elif same and since is not None and since.base is self._grades:
-            changed = since.keys
-        if changed is None and not (same and grades is self._grades):
+        elif same and last is not None:
+            # Several edits may have been analysed since the last pool was asked for: the
+            # questions whose judgments are other objects, and those gone.
+            changed = changed_keys(grades, last, since) | {q for q in last if q not in grades}
+            if len(changed) > len(grades) // 4 + 1:
+                changed = None  # most of them: as cheap to start again
+        if changed is None and not (same and grades is last):
             self._per_query = {
                 qid: query_pairs(qid, judged, runs, depth)
                 for qid, judged in grades.items()

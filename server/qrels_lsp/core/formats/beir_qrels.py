@@ -69,8 +69,10 @@ def parse_beir_qrels(text: str) -> Qrels:
     return b.qrels
 
 
-def add_judgment(text: str, qid: str, doc: str, grade: int) -> list[TextEdit]:
-    """Append ``qid<TAB>doc<TAB>grade`` as a new line."""
+def add_judgment(
+    text: str, qid: str, doc: str, grade: int, block: Span | None = None
+) -> list[TextEdit]:
+    """Append ``qid<TAB>doc<TAB>grade`` as a new line. (``block`` is for formats with entries: a line is appended)."""
     ids_without_blanks(qid, doc)
     return append_line(text, f"{qid}\t{doc}\t{grade}")
 

@@ -48,7 +48,8 @@ class Format:
     # The text that writes query id ``new`` over the occurrence at ``span`` (keeping its quotes).
     id_text: Callable[[str, Span, str], str] = lambda text, span, new: new
     # The edits adding judgment (qid, doc, grade) to a qrels file; raises EditRefused.
-    add_judgment: Callable[[str, str, str, int], list[TextEdit]] | None = None
+    # (text, query, document, grade, the query's entry if the model knows it) -> the edits
+    add_judgment: Callable[[str, str, str, int, Span | None], list[TextEdit]] | None = None
     # Span-free readers for scoring what the editor's model would be too big for (a million-line
     # run): the same values, in the same order, as ``parse``.
     read_grades: Callable[[str], dict[str, dict[str, int]]] | None = None

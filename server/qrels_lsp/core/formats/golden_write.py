@@ -31,15 +31,48 @@ def _find(node: YNode | None, key: str) -> tuple[YScalar, YNode] | None:
     return None
 
 
-def add_judgment(text: str, qid: str, doc: str, grade: int) -> list[TextEdit]:
-    """Edits adding ``doc: grade`` to query ``qid`` of a golden set YAML; raises EditRefused."""
+def add_judgment(
+    text: str, qid: str, doc: str, grade: int, block: Span | None = None
+) -> list[TextEdit]:
+    """Edits adding ``doc: grade`` to query ``qid`` of a golden set YAML (or setting the grade
+    of a ``doc:`` already in its mapping, a negative one to judge again); raises EditRefused.
+
+    ``block``: the query's entry, from the parsed model. Then only that entry is parsed (judging
+    in a golden set of ten thousand questions must not parse them all), and the edits are the
+    very ones a whole parse gives."""
+    if block is not None:
+        start = text.rfind("\n", 0, block.start) + 1  # the key's line: its indentation too
+        end = text.find("\n", block.end)  # the last line whole: a comment after the value too
+        end = len(text) if end == -1 else end
+        edits = _entry_judgment(text[start:end], qid, doc, grade, whole=False)
+        if edits is not None:
+            return [
+                TextEdit(Span(e.span.start + start, e.span.end + start), e.new_text) for e in edits
+            ]
+    edits = _entry_judgment(text, qid, doc, grade, whole=True)
+    assert edits is not None
+    return edits
+
+
+def _entry_judgment(
+    text: str, qid: str, doc: str, grade: int, *, whole: bool
+) -> list[TextEdit] | None:
+    """The edits in ``text``: a whole golden set, or (``whole`` false) one query's entry alone,
+    for which None means "parse the whole file instead"."""
     tree = parse_yaml(text)
     if not tree.complete:
+        if not whole:
+            return None
         raise EditRefused("the golden set has a YAML syntax error: fix it first")
-    queries = _find(tree.root, "queries")
-    if queries is None:
-        raise EditRefused("the golden set has no `queries:` mapping")
-    entry = _find(queries[1], qid)
+    if whole:
+        queries = _find(tree.root, "queries")
+        if queries is None:
+            raise EditRefused("the golden set has no `queries:` mapping")
+        entry = _find(queries[1], qid)
+    else:
+        entry = _find(tree.root, qid)
+        if entry is None or not isinstance(tree.root, YMap) or len(tree.root.items) != 1:
+            return None
     if entry is None:
         raise EditRefused(f"query `{qid}` is not in the golden set")
     qkey, qvalue = entry
@@ -62,6 +95,9 @@ def add_judgment(text: str, qid: str, doc: str, grade: int) -> list[TextEdit]:
             return [TextEdit(Span(colon + 1, colon + 1), f" {value}")]
         return [TextEdit(rvalue.span, value)]
     if isinstance(rvalue, YMap):
+        judged = _find(rvalue, doc)
+        if judged is not None:  # judged already (a negative grade: judge it again)
+            return [TextEdit(judged[1].span, str(grade))]
         edit = insert_entry(
             text,
             lines,
@@ -74,6 +110,8 @@ def add_judgment(text: str, qid: str, doc: str, grade: int) -> list[TextEdit]:
             raise EditRefused(f"cannot add to the `relevant:` mapping of `{qid}`")
         return [edit]
     if isinstance(rvalue, YSeq):
+        if any(isinstance(i, YScalar) and i.value == doc for i in rvalue.items):
+            raise EditRefused(f"`{doc}` is judged already for `{qid}`")
         if rvalue.flow:
             return _flow_list(text, rvalue, doc, grade)
         return _block_list(text, lines, rkey, rvalue, doc, grade)

@@ -70,7 +70,9 @@ def read_json_grades(text: str) -> dict[str, dict[str, int]]:
     return data  # type: ignore[return-value]  # every value was just checked to be an int
 
 
-def add_judgment(text: str, qid: str, doc: str, grade: int) -> list[TextEdit]:
+def add_judgment(
+    text: str, qid: str, doc: str, grade: int, block: Span | None = None
+) -> list[TextEdit]:
     """``"doc": grade`` written after the query's last judgment (or into its empty object), or
     the query added after the last one: one insertion, the rest of the file as it was."""
     scanned = scan(text, "qrels", "grade")

@@ -153,8 +153,10 @@ def read_trec_qrels_grades(text: str) -> dict[str, dict[str, int]]:
     return out
 
 
-def add_judgment(text: str, qid: str, doc: str, grade: int) -> list[TextEdit]:
-    """Append ``qid 0 doc grade`` as a new line."""
+def add_judgment(
+    text: str, qid: str, doc: str, grade: int, block: Span | None = None
+) -> list[TextEdit]:
+    """Append ``qid 0 doc grade`` as a new line. (``block`` is for formats with entries: a line is appended)."""
     ids_without_blanks(qid, doc)
     return append_line(text, f"{qid} 0 {doc} {grade}")
 

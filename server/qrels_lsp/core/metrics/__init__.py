@@ -7,7 +7,7 @@ trec_eval ranks a run in, ``order.py``. The names below are the package's whole 
 
 from __future__ import annotations
 
-from .evaluate import Evaluation, ScoreCache, Since, evaluate
+from .evaluate import Evaluation, ScoreCache, Since, changed_keys, evaluate
 from .explain import NdcgExplanation, NdcgRow, ndcg_explain
 from .measure import Judged, Measure, format_value
 from .metric import (
@@ -32,6 +32,7 @@ __all__ = [
     "NdcgRow",
     "ScoreCache",
     "Since",
+    "changed_keys",
     "default_metrics",
     "evaluate",
     "format_value",

@@ -37,8 +37,11 @@ class Since:
     keys: frozenset[str]
 
 
-def _changed(new: Mapping[str, object], old: Mapping[str, object], since: Since | None) -> set[str]:
-    """The keys of ``new`` whose values are not the very objects of ``old``'s."""
+def changed_keys(
+    new: Mapping[str, object], old: Mapping[str, object], since: Since | None
+) -> set[str]:
+    """The keys of ``new`` whose values are not the very objects of ``old``'s (``since`` says
+    which, when it was made from ``old``): what a cache kept per key must compute again."""
     if new is old:
         return set()
     if since is not None and since.base is old:
@@ -103,8 +106,8 @@ class ScoreCache:
             or unanswerable != last.unanswerable
         ):
             return None
-        judged = _changed(qrels, last.qrels, qrels_since)
-        ranked = _changed(run, last.run, run_since)
+        judged = changed_keys(qrels, last.qrels, qrels_since)
+        ranked = changed_keys(run, last.run, run_since)
         if len(judged) + len(ranked) > len(qrels) // 8 + 1:
             return None
         # The sizes are equal, so the id sets are too unless a changed id is a new one.

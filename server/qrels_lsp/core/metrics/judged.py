@@ -3,7 +3,9 @@
 As trec_eval's ``m_unjudged.c``: a document with no judgment or a negative grade is unjudged; the
 count is over k even when the run retrieved fewer (the missing places are taken as judged, not
 relevant), so a 3-deep ranking with one unjudged document has judged@10 = 1 - 1/10 = 0.9.
-ir_measures' Judged@k agrees wherever the ranking is at least k deep (docs/metrics.md).
+ir_measures' Judged@k agrees where the ranking is at least k deep, no score tie straddles the
+cutoff and no grade is negative (it divides by the documents retrieved, counts a negative grade
+as judged and breaks ties by document id ascending: docs/metrics.md).
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ class Metric:
         if self.rel is not None:
             out += f"(rel={self.rel})"
         if self.p is not None:
-            out += f"@{self.p:g}"
+            out += f"@{self.p!r}"  # the shortest that reads back as the same p
         if self.k is not None:
             out += f"@{self.k}"
         return out
@@ -122,6 +122,22 @@ def _params(s: str, text: str | None) -> tuple[int | None, float | None]:
         else:
             p = float(found.group(2))
     return rel, p
+
+
+def split_metrics(text: str) -> list[str]:
+    """A comma-separated list of metrics, commas inside parentheses kept: ``RBP(rel=1,p=0.9)``
+    is one metric."""
+    out: list[str] = []
+    depth, current = 0, ""
+    for c in text:
+        if c == "," and depth == 0:
+            out.append(current)
+            current = ""
+            continue
+        depth += (c == "(") - (c == ")")
+        current += c
+    out.append(current)
+    return [m.strip() for m in out if m.strip()]
 
 
 def known_metrics() -> str:

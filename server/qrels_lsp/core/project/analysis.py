@@ -425,8 +425,9 @@ class Project:
         bound = self._bound_runs(binding) if binding is not None else []
         linked = [*matches.values(), bound, self.runs_naming(path)]
         metrics = _metrics(self.config.metrics, k)
-        if self.lens_metrics:
-            metrics += [m for m in (Metric("recall", k), Metric("mrr")) if m not in metrics]
+        if self.lens_metrics:  # the lenses' numbers, and the coverage the first line watches
+            shown = (Metric("recall", k), Metric("mrr"), Metric("judged", k))
+            metrics += [m for m in shown if m not in metrics]
         judged = self._judgments(path, qrels)
         return QrelsContext(
             path=resolve(path),

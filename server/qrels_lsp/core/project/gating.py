@@ -16,14 +16,16 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..compare import Comparison, Comparisons
-from ..metrics import Metric, evaluate
+from ..model import CRITICAL_TAG
 from .analysis import QrelsContext, RunResult
 from .comparing import compare_runs
+from .judging import mean_judged
 
 Status = Literal["pass", "fail", "cannot tell"]
 DEFAULT_MAX_DROP = 0.02
 DEFAULT_MIN_JUDGED = 0.8
-DEFAULT_CRITICAL = "critical"
+DEFAULT_CRITICAL = CRITICAL_TAG
+TOLERANCE = 1e-9  # of a mean's difference, for the float noise of subtracting two means
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,16 +82,8 @@ def distinct(base: RunResult, head: RunResult) -> tuple[RunResult, RunResult]:
 
 
 def judged_means(ctx: QrelsContext, runs: Sequence[RunResult]) -> dict[str, float]:
-    """Each run's mean judged@k (k in force), computed if the context's metrics leave it out."""
-    key, out = f"judged@{ctx.k}", {}
-    for r in runs:
-        value = r.evaluation.mean.get(key)
-        if value is None:
-            metric = [Metric("judged", ctx.k)]
-            ev = evaluate(ctx.grades, r.rankings, metric, ctx.level, ctx.unanswerable)
-            value = ev.mean[key]
-        out[r.name] = value
-    return out
+    """Each run's mean judged@k (k in force)."""
+    return {r.name: mean_judged(ctx, r) for r in runs}
 
 
 def decide(ctx: QrelsContext, base: RunResult, head: RunResult, rules: Rules) -> Verdict:
@@ -98,7 +92,9 @@ def decide(ctx: QrelsContext, base: RunResult, head: RunResult, rules: Rules) ->
     family = compare_runs(ctx, [base, head], base, rules.metrics, alpha=rules.alpha)
     assert family is not None  # two runs
     mine = family.for_run(head.name)
-    regressions = [c for c in mine if c.delta < 0 and (c.significant or c.delta < -rules.max_drop)]
+    # A drop of exactly max_drop is allowed: 0.48 - 0.50 is -0.020000000000000018 in floats.
+    allowed = -rules.max_drop - TOLERANCE
+    regressions = [c for c in mine if c.delta < 0 and (c.significant or c.delta < allowed)]
     flips = _flips(ctx, mine, rules.critical)
     critical = [f for f in flips if f.critical and f.worse]
     judged = judged_means(ctx, [base, head])

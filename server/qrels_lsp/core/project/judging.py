@@ -7,9 +7,21 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..coverage.pool import Pool, PoolCache, RunRankings
+from ..metrics import Metric, evaluate
 
 if TYPE_CHECKING:
     from .analysis import QrelsContext, RunResult
+
+
+def mean_judged(ctx: QrelsContext, run: RunResult) -> float:
+    """A run's mean judged@k (the k in force): from its evaluation, or computed when the metrics
+    shown leave it out; 1 over no question (nothing retrieved is unjudged)."""
+    key = f"judged@{ctx.k}"
+    value = run.evaluation.mean.get(key)
+    if value is not None:
+        return value if run.evaluation.n_queries else 1.0
+    ev = evaluate(ctx.grades, run.rankings, [Metric("judged", ctx.k)], ctx.level, ctx.unanswerable)
+    return ev.mean[key] if ev.n_queries else 1.0
 
 
 def pooled_runs(runs: Sequence[RunResult], *, baseline: bool = False) -> list[RunRankings]:

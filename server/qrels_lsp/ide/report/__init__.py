@@ -5,8 +5,11 @@ questions. ``data.py`` computes it, ``charts.py`` draws it, ``page.py`` lays it 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from pathlib import Path
 
+from ...core.base.files import cache_root
 from ...core.compare import Comparisons
 from ...core.project.analysis import QrelsContext, RunResult
 from .data import ReportData, report_data
@@ -24,4 +27,25 @@ def build_report(
     return report_html(report_data(ctx, runs, base, comparisons, golden_text))
 
 
-__all__ = ["ReportData", "build_report", "report_data", "report_html"]
+def report_file(golden: Path) -> Path:
+    """Where the editor keeps a golden set's report: the user's cache, one file per golden set,
+    never the workspace (a repository under review is not written to)."""
+    key = hashlib.sha256(str(golden).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return cache_root() / "reports" / f"{key}-{golden.stem}.html"
+
+
+def write_report(golden: Path, html: str) -> Path:
+    target = report_file(golden)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(html, encoding="utf-8")
+    return target
+
+
+__all__ = [
+    "ReportData",
+    "build_report",
+    "report_data",
+    "report_file",
+    "report_html",
+    "write_report",
+]

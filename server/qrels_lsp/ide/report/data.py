@@ -5,14 +5,17 @@ print."""
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.compare import Comparisons
 from ...core.formats.corpus import Corpus
-from ...core.metrics import Metric, evaluate
+from ...core.metrics import evaluate, parse_metric
 from ...core.project.analysis import QrelsContext, RunResult
+from ...core.project.judging import mean_judged
 from ...core.search.quality import CAUSES, miss_causes
 from ..documents import comparisons_document, scores_document
 
@@ -38,6 +41,7 @@ class ReportData:
     scores: dict[str, Any]  # `score --format json`'s document
     comparisons: dict[str, Any] | None  # `compare --format json`'s
     curves: dict[str, dict[str, list[float]]]  # run -> "recall" / "precision" -> means at 1..100
+    values: dict[str, dict[str, float]]  # run -> qid -> the headline metric (questions counted)
     deltas: dict[str, list[tuple[str, float]]]  # run -> (qid, headline delta), sorted
     histograms: dict[str, list[int]]  # run -> questions per bin of the headline metric
     judged: dict[str, float]  # run -> mean judged@k
@@ -64,6 +68,7 @@ def report_data(
         for qid, q in ctx.qrels.queries.items()
     ]
     corpus = ctx.corpus if isinstance(ctx.corpus, Corpus) else None
+    values = {r.name: _values(ctx, r, headline) for r in runs}
     return ReportData(
         golden=ctx.path.name,
         golden_uri=ctx.path.as_uri(),
@@ -73,53 +78,79 @@ def report_data(
         base=base.name if base is not None else None,
         scores=scores,
         comparisons=comparisons_document(comparisons) if comparisons is not None else None,
-        curves={r.name: _curves(ctx, r) for r in runs},
-        deltas=_deltas(comparisons, headline),
-        histograms={r.name: _histogram(r, headline) for r in runs},
-        judged={r.name: _judged(ctx, r) for r in runs},
+        curves={r.name: curves(ctx, r) for r in runs},
+        values=values,
+        deltas=_deltas(values, base.name if base is not None else None),
+        histograms={name: _histogram(v) for name, v in values.items()},
+        judged={r.name: mean_judged(ctx, r) for r in runs},
         causes={r.name: _causes(ctx, r, corpus) for r in runs} if corpus is not None else None,
         min_judged=ctx.min_judged,
         questions=questions,
     )
 
 
-def _curves(ctx: QrelsContext, r: RunResult) -> dict[str, list[float]]:
-    """Mean recall@i and precision@i for i = 1..100, computed as `score` computes them."""
-    cutoffs = range(1, CURVE_DEPTH + 1)
-    metrics = [Metric(name, i) for name in ("recall", "precision") for i in cutoffs]
-    ev = evaluate(ctx.grades, r.rankings, metrics, ctx.level, ctx.unanswerable)
-    return {name: [ev.mean[f"{name}@{i}"] for i in cutoffs] for name in ("recall", "precision")}
+def curves(ctx: QrelsContext, r: RunResult) -> dict[str, list[float]]:
+    """Mean recall@i and precision@i for i = 1..100: the very numbers `score --metrics recall@i`
+    prints (the same divisions per question, summed in the same order), from one walk down each
+    ranking and a running count, not two hundred metrics scored one by one (a test compares the
+    two on real runs)."""
+    depth, level = CURVE_DEPTH, ctx.level
+    counted = sorted(q for q in ctx.grades if q not in ctx.unanswerable)
+    recall = [[0.0] * len(counted) for _ in range(depth)]
+    precision = [[0.0] * len(counted) for _ in range(depth)]
+    for n, qid in enumerate(counted):
+        grades = ctx.grades[qid]
+        ranking = r.rankings.get(qid)
+        if not ranking:
+            continue  # missing from the run, or nothing retrieved: 0 at every cutoff
+        num_rel = sum(1 for g in grades.values() if g >= level and g >= 0)
+        found = 0
+        for i in range(depth):
+            if i < len(ranking):
+                g = grades.get(ranking[i])
+                found += g is not None and g >= level and g >= 0
+            recall[i][n] = found / num_rel if num_rel else 0.0
+            precision[i][n] = found / (i + 1)
+
+    def means(columns: list[list[float]]) -> list[float]:
+        total = len(counted)
+        return [functools.reduce(operator.add, c, 0.0) / total if total else 0.0 for c in columns]
+
+    return {"recall": means(recall), "precision": means(precision)}
 
 
-def _deltas(comparisons: Comparisons | None, metric: str) -> dict[str, list[tuple[str, float]]]:
-    out: dict[str, list[tuple[str, float]]] = {}
-    if comparisons is None:
-        return out
-    for c in comparisons.items:
-        if c.metric == metric:
-            out[c.run] = sorted(c.deltas.items(), key=lambda item: (item[1], item[0]))
-    return out
-
-
-def _histogram(r: RunResult, metric: str) -> list[int]:
-    """Questions per tenth of [0, 1] (1.0 in the last bin), over the questions the means are."""
-    counts = [0] * BINS
+def _values(ctx: QrelsContext, r: RunResult, metric: str) -> dict[str, float]:
+    """Each counted question's ``metric``: the run's own, or scored when the metrics shown
+    leave it out (the report always draws recall@k)."""
     ev = r.evaluation
-    for qid, values in ev.per_query.items():
-        if qid in ev.unanswerable:
-            continue
-        value = values.get(metric)
-        if value is not None:
-            counts[min(int(value * BINS), BINS - 1)] += 1
+    if ev.per_query and all(metric in v for v in ev.per_query.values()):
+        return {q: v[metric] for q, v in ev.per_query.items()}
+    scored = evaluate(ctx.grades, r.rankings, [parse_metric(metric)], ctx.level, ctx.unanswerable)
+    return {q: v[metric] for q, v in scored.per_query.items()}
+
+
+def _deltas(
+    values: dict[str, dict[str, float]], base: str | None
+) -> dict[str, list[tuple[str, float]]]:
+    """Each other run minus the base, question by question, sorted (then by question)."""
+    if base is None:
+        return {}
+    against = values[base]
+    return {
+        run: sorted(
+            ((q, v.get(q, 0.0) - b) for q, b in against.items()), key=lambda i: (i[1], i[0])
+        )
+        for run, v in values.items()
+        if run != base
+    }
+
+
+def _histogram(values: dict[str, float]) -> list[int]:
+    """Questions per tenth of [0, 1] (1.0 in the last bin)."""
+    counts = [0] * BINS
+    for value in values.values():
+        counts[min(int(value * BINS), BINS - 1)] += 1
     return counts
-
-
-def _judged(ctx: QrelsContext, r: RunResult) -> float:
-    key = f"judged@{ctx.k}"
-    if key in r.evaluation.mean:
-        return r.evaluation.mean[key]
-    ev = evaluate(ctx.grades, r.rankings, [Metric("judged", ctx.k)], ctx.level, ctx.unanswerable)
-    return ev.mean[key]
 
 
 def _causes(ctx: QrelsContext, r: RunResult, corpus: Corpus) -> dict[str, int]:

@@ -159,8 +159,7 @@ def _causes(d: ReportData) -> str:
 
 def _questions_table(d: ReportData) -> str:
     metric = d.headline
-    runs = d.scores["runs"]
-    head = "<th>question</th><th>text</th>" + "".join(f"<th>{esc(r['name'])}</th>" for r in runs)
+    head = "<th>question</th><th>text</th>" + "".join(f"<th>{esc(run)}</th>" for run in d.runs)
     deltas = {run: dict(items) for run, items in d.deltas.items()}
     head += "".join(f"<th>{esc(run)} − {esc(d.base or '')}</th>" for run in deltas)
     rows = []
@@ -169,11 +168,10 @@ def _questions_table(d: ReportData) -> str:
             f'<td data-value="{esc(q.qid)}"><a href="#q-{esc(q.qid)}">{esc(q.qid)}</a></td>',
             f'<td class="text" data-value="{esc(q.text)}" title="{esc(q.text)}">{esc(q.text)}</td>',
         ]
-        for r in runs:
-            values = r["queries"].get(q.qid)
-            v = values.get(metric) if values else None
+        for run in d.runs:
+            v = d.values[run].get(q.qid)
             cells.append(
-                f'<td data-run="{esc(r["name"])}" data-metric="{esc(metric)}" data-value="{v!r}">{v:.4f}</td>'
+                f'<td data-run="{esc(run)}" data-metric="{esc(metric)}" data-value="{v!r}">{v:.4f}</td>'
                 if v is not None
                 else '<td data-value="">–</td>'
             )

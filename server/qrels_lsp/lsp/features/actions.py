@@ -10,8 +10,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from ...core.base.findings import Finding, TextEdit
+from ...core.base.findings import Finding, Fix, TextEdit
 from ...core.base.text import Span
+from ...core.coverage.pool import Pair
 from ...core.model import Qrels
 from ...core.project.analysis import Analysis
 from ...ide.actions import fixes_at, judge_fixes, retrieved_at
@@ -58,11 +59,14 @@ async def _judge_next(
     session: Session, uri: str, pos: Positions, analysis: Analysis, span: Span
 ) -> list[types.CodeAction]:
     """At a question's id: judge its next pair of the queue, then go to the next one."""
-    project = session.project
-    await session.run(lambda: project.pool(analysis))
+    project, judging = session.project, session.judging.get(uri)
+
+    def fixes() -> list[tuple[Pair, Fix]]:  # a parse of the question's entry: not on the loop
+        project.pool(analysis)
+        return next_fixes(analysis, span.start, analysis.text, judging)
+
     out = []
-    judging = session.judging.get(uri)
-    for pair, fix in next_fixes(analysis, span.start, analysis.text, judging):
+    for pair, fix in await session.run(fixes):
         action = code_action(fix, None, edit_of(session, uri, pos, list(fix.edits)))
         action.kind = JUDGE_KIND
         after: dict[str, object] = {"path": str(analysis.path), "after": [pair.query, pair.doc]}

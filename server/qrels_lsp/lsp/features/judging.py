@@ -28,10 +28,12 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None or not isinstance(analysis.model, Qrels):
             return None
-        project = session.project
+        project, after = session.project, args.get("after")
+        skip = (
+            (str(after[0]), str(after[1])) if isinstance(after, list) and len(after) == 2 else None
+        )
         pool = await session.run(lambda: project.pool(analysis))
-        skip = args.get("after")
-        pair = next_pair(analysis, tuple(skip) if isinstance(skip, list) else None)
+        pair = await session.run(lambda: next_pair(analysis, skip))  # a pass over the questions
         if pool is None or pair is None:
             client.inform("Nothing to judge: the runs' top documents are all judged.")
             return None

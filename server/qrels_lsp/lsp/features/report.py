@@ -5,16 +5,14 @@ webview)."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
 from pygls.lsp.server import LanguageServer
 
-from ...core.base.files import cache_root
 from ...core.model import Qrels
 from ...core.project.analysis import Analysis, Project
-from ...ide.report import build_report
+from ...ide.report import build_report, write_report
 from ..convert import uri_of
 from ..state import State
 from .lenses import REPORT_COMMAND
@@ -26,15 +24,6 @@ def report_of(project: Project, analysis: Analysis) -> str:
     assert ctx is not None
     comparisons = project.compare(analysis)
     return build_report(ctx, analysis.runs, analysis.base, comparisons, analysis.text)
-
-
-def write_report(path: Path, html: str) -> Path:
-    """The report's file in the cache, one per golden set, never in the workspace."""
-    folder = cache_root() / "reports"
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{hashlib.sha256(str(path).encode()).hexdigest()[:16]}-{path.stem}.html"
-    target.write_text(html, encoding="utf-8")
-    return target
 
 
 def register(server: LanguageServer, state: State) -> None:
@@ -49,6 +38,9 @@ def register(server: LanguageServer, state: State) -> None:
             return None
         if not analysis.runs:
             client.inform("No runs to report on: list them under `runs:`.")
+            return None
+        if analysis.context.blind_judging:
+            client.inform("Judging blind: the report, which shows what the runs say, is off.")
             return None
         project = session.project
         html = await session.run(lambda: report_of(project, analysis))
