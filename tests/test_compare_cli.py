@@ -214,12 +214,24 @@ def test_the_golden_sets_compare_to_and_the_baseline_on_the_demo(tmp_path: Path)
     golden = tmp_path / "demo" / "support.qrels.yaml"
     default = compare(golden)  # a corpus: the BM25 baseline is the base
     assert default["base"] == "bm25 (baseline)"
-    assert {c["run"] for c in default["comparisons"]} == {"bm25", "dense", "hybrid"}
+    assert {c["run"] for c in default["comparisons"]} == {
+        "bm25",
+        "dense",
+        "passages",
+        "hybrid",
+        "rrf",
+    }
     text = golden.read_text(encoding="utf-8")
     golden.write_text(text.replace("queries:", "compare_to: dense\nqueries:", 1), encoding="utf-8")
     chosen = compare(golden)
     assert chosen["base"] == "dense"
-    assert {c["run"] for c in chosen["comparisons"]} == {"bm25", "hybrid", "bm25 (baseline)"}
+    assert {c["run"] for c in chosen["comparisons"]} == {
+        "bm25",
+        "passages",
+        "hybrid",
+        "bm25 (baseline)",
+        "rrf",
+    }
     table = qrels_lsp("compare", golden, "--metrics", METRICS)
     assert table.returncode == 0 and "Compared with dense over" in table.stdout
     markdown = qrels_lsp("compare", golden, "--format", "markdown")

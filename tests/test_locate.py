@@ -205,7 +205,7 @@ def test_family_of_a_run_and_of_the_golden_set(demo: Path) -> None:
     assert run is not None
     golden, runs = family(project, run)
     assert golden is not None and golden.path == (demo / "support.qrels.yaml").resolve()
-    assert [r.name for r in runs] == ["bm25", "dense", "hybrid"]
+    assert [r.name for r in runs] == ["bm25", "dense", "passages", "hybrid"]
     dense = next(r for r in runs if r.name == "dense")
     assert dense.text == run.text and dense.model is run.model
     g = project.analyse(demo / "support.qrels.yaml")

@@ -62,9 +62,11 @@ def test_the_report_embeds_score_and_compare(tmp_path: Path) -> None:
         assert "src" not in attrs and tag not in ("link", "iframe", "img", "object"), (tag, attrs)
         if tag == "a":
             assert (attrs.get("href") or "").startswith("#"), attrs
+    others = len({c["run"] for c in compared["comparisons"]})
+    assert others == 5  # bm25, dense, passages (a run of chunks), hybrid and rrf (fused)
     assert (
-        sum(1 for t, a in page.tags if t == "svg") == 2 + 3 + 2
-    )  # curves, strips, histogram and coverage
+        sum(1 for t, a in page.tags if t == "svg") == 2 + others + 2
+    )  # curves, a strip per run compared, histogram and coverage
 
 
 def test_what_files_say_is_escaped(tmp_path: Path) -> None:

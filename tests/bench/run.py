@@ -34,6 +34,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
 import bench_compare  # noqa: E402
+import bench_fusion  # noqa: E402
 import bench_index  # noqa: E402
 import bench_lsp  # noqa: E402
 import bench_score  # noqa: E402
@@ -45,7 +46,7 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qrel
 DATA = Path(tempfile.gettempdir()) / "qrels-lsp-bench" / "data"
 YAML_LS_VERSION = "1.25.0"
 PY_PEERS = {"pytrec_eval": "pytrec-eval-terrier", "rank_bm25": "rank_bm25", "bm25s": "bm25s"}
-BENCHES = ("start", "lsp", "yaml", "large", "index", "score", "bm25", "memory", "compare")
+BENCHES = ("start", "lsp", "yaml", "large", "index", "score", "bm25", "memory", "compare", "fusion")
 
 
 # -- setup ----------------------------------------------------------------------------------------
@@ -507,6 +508,40 @@ def compare_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def fusion_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    shape = f"2 runs x {r['queries']:,} queries x {r['depth']}"
+    rows = []
+    for name, what in (("rrf", "RRF"), ("wsum", "weighted sum, zmuv")):
+        c = r[name]
+        rows.append(
+            row(
+                f"fuse {shape}, {what}",
+                c["ours_s"],
+                c["ranx_s"],
+                "ranx " + ("rrf" if name == "rrf" else "fuse(norm='zmuv', method='wsum')"),
+                "s",
+                "< 1.00x, equal scores",
+                c["equal"] and c["ours_s"] < c["ranx_s"],
+                f"median of {r['repeats']}; kernels compiled first; "
+                + ("every score == ranx's" if c["equal"] else "SCORES DIFFER from ranx's"),
+            )
+        )
+    e = r["edit"]
+    rows.append(
+        row(
+            "fuse again after a one-query edit (Fuser) p95",
+            e["p95_s"],
+            e["fresh_s"],
+            "the same fusion from scratch",
+            "s",
+            "<= 0.05x, equal",
+            e["equal"] and e["p95_s"] <= 0.05 * e["fresh_s"],
+            f"p50 {e['p50_s'] * 1000:.0f} ms",
+        )
+    )
+    return rows
+
+
 # -- output ---------------------------------------------------------------------------------------
 
 
@@ -678,6 +713,11 @@ def main() -> int:
         step("compare: a family of comparisons, fresh and after edits (ours, scipy)")
         report["compare"] = bench_compare.run(edits=a.edits)
         rows += compare_rows(report["compare"])
+
+    if "fusion" in benches:
+        step("fusion: RRF and a weighted sum (ours, ranx), and after an edit")
+        report["fusion"] = bench_fusion.run()
+        rows += fusion_rows(report["fusion"])
 
     report["rows"] = rows
     report["load_average_end"] = os.getloadavg()

@@ -24,7 +24,7 @@ def planted(text: str) -> dict[int, str]:
 
 def key_lines(text: str, indent: int = 2) -> dict[str, int]:
     """0-based line of each mapping key at ``indent`` spaces (query ids of `queries:`/`results:`)."""
-    pattern = re.compile(rf"^ {{{indent}}}([^\s#:][^:]*):(\s|$)")
+    pattern = re.compile(rf"^ {{{indent}}}(?!- )([^\s#:][^:]*):(\s|$)")  # (not a `- ` item)
     out: dict[str, int] = {}
     for i, line in enumerate(text.splitlines()):
         m = pattern.match(line)
@@ -199,6 +199,38 @@ def run_lenses(
         else:
             title = values(run["queries"][qid], run["k"])
         out[line] = [title]
+    return out
+
+
+def run_chunk_labels(text: str, golden: dict[str, Any], sep: str = "#") -> dict[int, str]:
+    """0-based line -> the inlay label after a chunk id of a run YAML of `chunk: score` lines
+    (the golden set's `chunks: {separator: ...}`): `→ document ✓grade` (or ✗grade, ?), and
+    ` · dropped` after a later chunk of a document already ranked (trec_eval's order: score
+    descending, then id descending)."""
+    out: dict[int, str] = {}
+    results = yaml.safe_load(text)["results"]
+    lines = text.splitlines()
+    for qid, chunks in results.items():
+        entry = golden["queries"].get(qid)
+        if entry is None:
+            continue
+        rel = entry.get("relevant") or []
+        grades = {d: 1 for d in rel} if isinstance(rel, list) else dict(rel)
+        start = lines.index(f"  {qid}:")
+        at: dict[str, int] = {}
+        for i in range(start + 1, len(lines)):
+            if not lines[i].startswith("    "):
+                break
+            at.setdefault(lines[i].split(":")[0].strip(), i)
+        seen: set[str] = set()
+        for chunk in sorted(chunks, key=lambda c: (chunks[c], c), reverse=True):
+            doc = chunk.split(sep)[0]
+            grade = grades.get(doc)
+            if grade is not None and not (isinstance(grade, int) and not isinstance(grade, bool)):
+                grade = None  # a grade written as text is reported (QR103), not judged
+            mark = "?" if grade is None else (f"✓{grade}" if grade >= 1 else f"✗{grade}")
+            out[at[chunk]] = f"→ {doc} {mark}" + (" · dropped" if doc in seen else "")
+            seen.add(doc)
     return out
 
 

@@ -24,6 +24,7 @@ from .expect import (
     key_lines,
     planted,
     pool_json,
+    run_chunk_labels,
     run_judgments,
     run_lenses,
     score_json,
@@ -63,28 +64,73 @@ def session(
     return proc, data
 
 
+def demo_session(
+    nvim: str, server_bin: str, factory: pytest.TempPathFactory, run: str, **env: str
+) -> tuple[Path, dict[str, Any]]:
+    """The editor on a copy of the demo: the golden set, then ``run`` (under runs/); ``env``:
+    what else collect.lua is asked to do (a relative path is under the workspace)."""
+    from .conftest import EXAMPLES
+
+    base = factory.mktemp("nvim")
+    ws = base / "ws"
+    shutil.copytree(EXAMPLES, ws)
+    more = {k: str(ws / v) if "/" in v else v for k, v in env.items()}
+    proc, data = session(
+        nvim, base, ws, QRELS_LSP_BIN=server_bin, QRELS_RUN=str(ws / "runs" / run), **more
+    )
+    assert proc.returncode == 0, proc.stdout
+    assert data["nvim"].startswith("0.11"), data["nvim"]
+    return ws, data
+
+
 @pytest.fixture(scope="module")
 def collected(
     nvim: str, server_bin: str, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, dict[str, Any]]:
     """Run the editor once for the module: open the golden set, then runs/dense.run.yaml."""
-    from .conftest import EXAMPLES
-
-    base = tmp_path_factory.mktemp("nvim")
-    ws = base / "ws"
-    shutil.copytree(EXAMPLES, ws)
-    proc, data = session(
+    return demo_session(
         nvim,
-        base,
-        ws,
-        QRELS_LSP_BIN=server_bin,
-        QRELS_RUN=str(ws / "runs" / "dense.run.yaml"),
-        QRELS_TREC=str(ws / "runs" / "hybrid.trec"),
+        server_bin,
+        tmp_path_factory,
+        "dense.run.yaml",
+        QRELS_TREC="runs/hybrid.trec",
         QRELS_HEALTH="1",
     )
-    assert proc.returncode == 0, proc.stdout
-    assert data["nvim"].startswith("0.11"), data["nvim"]
-    return ws, data
+
+
+@pytest.fixture(scope="module")
+def chunked(
+    nvim: str, server_bin: str, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, dict[str, Any]]:
+    """The editor once more, on the demo's run of chunks, runs/passages.run.yaml."""
+    return demo_session(nvim, server_bin, tmp_path_factory, "passages.run.yaml")
+
+
+def test_run_of_chunks_lenses_and_hints(
+    chunked: tuple[Path, dict[str, Any]], server_bin: str
+) -> None:
+    """The run of chunks scored by document (the golden set's `chunks:`): its lenses carry
+    `score`'s numbers, and each chunk's hint names its document, its judgment, and `· dropped`
+    after a document's later chunks."""
+    ws, data = chunked
+    run_file = data["files"]["run"]
+    path = ws / "runs" / "passages.run.yaml"
+    text = path.read_text(encoding="utf-8")
+    golden_path = ws / "support.qrels.yaml"
+    [passages] = score_json(server_bin, golden_path, path)["runs"]
+    golden = yaml.safe_load(golden_path.read_text(encoding="utf-8"))
+    expected = run_lenses(
+        text, golden_path.name, passages, golden, compare_json(server_bin, golden_path)
+    )
+    assert by_line(run_file["lenses"], "title") == expected
+    crowded = [d for d in run_file["diagnostics"] if d["code"] == "QR208"]
+    assert len(crowded) == 5 and {d["code"] for d in run_file["diagnostics"]} == {"QR208"}
+    if not run_file["capabilities"]["inlayHint"]:
+        pytest.xfail("the server does not offer textDocument/inlayHint (yet)")
+    labels = run_chunk_labels(text, golden)
+    got = by_line(run_file["inlay_hints"], "label")
+    assert got == {line: [label] for line, label in labels.items()}
+    assert any(label.endswith(" · dropped") for label in labels.values())
 
 
 def by_line(items: list[dict[str, Any]], key: str) -> dict[int, list[str]]:
@@ -119,7 +165,8 @@ def test_golden_set_lenses_match_score_json(
     ws, data = collected
     path = ws / "support.qrels.yaml"
     scores = score_json(server_bin, path)
-    assert [r["name"] for r in scores["runs"]] == ["bm25", "dense", "hybrid"]
+    # the files' runs (`passages` a run of chunks, scored by document), then the fused `rrf`
+    assert [r["name"] for r in scores["runs"]] == ["bm25", "dense", "passages", "hybrid", "rrf"]
     expected = golden_lenses(
         path.read_text(encoding="utf-8"),
         scores,
@@ -129,7 +176,13 @@ def test_golden_set_lenses_match_score_json(
     got = by_line(data["files"]["golden"]["lenses"], "title")
     assert got == expected
     # the comparisons with the base run (the first, bm25: the baseline is off) are among them
-    assert [t.split(" · ")[0] for t in got[0] if " vs " in t] == ["dense vs bm25", "hybrid vs bm25"]
+    assert [t.split(" · ")[0] for t in got[0] if " vs " in t] == [
+        "dense vs bm25",
+        "passages vs bm25",
+        "hybrid vs bm25",
+        "rrf vs bm25",
+    ]
+    assert any(t.startswith("rrf: recall@5 ") for t in got[0])  # the fused run's own lens
     # one spot written out, so a reader sees what is compared
     add_satellite = next(
         i for i, t in enumerate(path.read_text().splitlines()) if t.startswith("  add-satellite:")
@@ -182,7 +235,7 @@ def test_golden_set_inlay_hints_show_ranks(collected: tuple[Path, dict[str, Any]
     golden_file = data["files"]["golden"]
     if not golden_file["capabilities"]["inlayHint"]:
         pytest.xfail("the server does not offer textDocument/inlayHint (yet)")
-    # every judged id of `add-satellite`'s first line shows its rank in each of the three runs
+    # every judged id of `add-satellite`'s first line shows its rank in each of the five runs
     text = (ws / "support.qrels.yaml").read_text(encoding="utf-8").splitlines()
     line = next(i for i, t in enumerate(text) if "setup/adding-a-satellite-node.md" in t)
     labels = by_line(golden_file["inlay_hints"], "label")[line]
@@ -192,7 +245,7 @@ def test_golden_set_inlay_hints_show_ranks(collected: tuple[Path, dict[str, Any]
         if isinstance(runs["add-satellite"], list)
         else None
     )
-    assert [label.split()[-1] for label in labels] == ["bm25", "dense", "hybrid"]
+    assert [label.split()[-1] for label in labels] == ["bm25", "dense", "passages", "hybrid", "rrf"]
     if rank is not None:
         assert labels[0] == f"#{rank} bm25"
 
@@ -439,7 +492,7 @@ def test_screenshot(
         "COLORTERM": "truecolor",
     }
     sock = f"qrels-ci-{os.getpid()}"
-    cols, rows = 132, 30
+    cols, rows = 176, 30  # (five runs: the inlay ranks leave room for QR106 at 176)
     tmux = ["tmux", "-L", sock, "-f", "/dev/null"]
     cmd = f"{nvim} --clean -n -u {HERE / 'neovim' / 'screen.lua'}"
     subprocess.run(

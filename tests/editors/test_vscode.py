@@ -217,7 +217,9 @@ def demo_expect(server_bin: str, workspace: Path) -> dict[str, Any]:
     first = min(lines, key=lines.__getitem__)
     assert [t.split(" · ")[0] for t in expected[0] if " vs " in t] == [
         "dense vs bm25",
+        "passages vs bm25",  # a run of chunks, scored by document
         "hybrid vs bm25",
+        "rrf vs bm25",  # the golden set's fused run
     ]
     problems = []
     for line, code in sorted(planted(text).items()):

@@ -93,6 +93,13 @@ SEEDS = [
         YAML_MUTATORS,
     ),
     TargetFile(
+        "run-yaml-chunks",
+        "runs/passages.run.yaml",
+        "run-yaml",
+        _read("runs/passages.run.yaml"),
+        YAML_MUTATORS,
+    ),
+    TargetFile(
         "trec-run",
         "runs/hybrid.trec",
         "trec-run",

@@ -79,6 +79,17 @@ YAML_SNIPPETS = [
     ": 1e400",
     "kb/factory-reset.md",
     "kb/factory-resett.md",
+    # Fusions and chunk rules (issue 18): unknown runs, runs without scores, bad weights, a
+    # name taken, patterns RE2 refuses or that would backtrack for ever in Python's re.
+    "fusions: [{name: f, method: rrf, runs: [bm25, dense, bm25]}]",
+    "fusions: [{name: dense, method: wsum, runs: [bm25, nope], weights: [1]}]",
+    "fusions: [{name: f, method: combmnz, runs: [dense, hybrid], depth: 0, k: 1e400}]",
+    "- {name: g, method: rrf, runs: [f, g, bm25 (baseline)]}",
+    'chunks: {separator: "#"}',
+    'chunks: {separator: ""}',
+    'chunks: {pattern: "(?P<doc>(a+)+)$"}',
+    'chunks: {pattern: "(a)\\1(?P<doc>"}',
+    "kb/factory-reset.md#3",
     "~",
     "null",
     "yes",

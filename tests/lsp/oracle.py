@@ -86,3 +86,52 @@ def bm25_run(corpus: Corpus, questions: dict[str, str], depth: int) -> dict[str,
         order = sorted((i for i in range(len(ids)) if has_term[i]), key=lambda i: (-scores[i], i))
         run[qid] = {ids[i]: float(scores[i]) for i in order[:depth]}
     return run
+
+
+def by_rank(ranking: list[str]) -> dict[str, float]:
+    """A ranking as pytrec_eval scores that keep its order even in 32-bit floats."""
+    return {d: float(len(ranking) - i) for i, d in enumerate(ranking)}
+
+
+def trec_order(scores: dict[str, float]) -> list[str]:
+    """trec_eval's order: score descending, then document id descending (as bytes)."""
+    return sorted(scores, key=lambda d: (scores[d], d.encode()), reverse=True)
+
+
+def chunks_to_documents(run: dict[str, dict[str, float]], sep: str) -> dict[str, dict[str, float]]:
+    """A run of chunks `doc<sep>n` as the run of their documents: each at its first chunk in
+    trec_eval's order (docs/compare.md, "Runs of chunks")."""
+    return {
+        q: by_rank(list(dict.fromkeys(c.split(sep)[0] for c in trec_order(chunks))))
+        for q, chunks in run.items()
+    }
+
+
+def rrf(runs: list[dict[str, dict[str, float]]], k: int = 60) -> dict[str, dict[str, float]]:
+    """Reciprocal rank fusion (Cormack et al. 2009), written again from the paper: each run adds
+    1 / (k + rank) for each document it ranks, ranks in trec_eval's order."""
+    fused: dict[str, dict[str, float]] = {}
+    for run in runs:
+        for q, scores in run.items():
+            for rank, d in enumerate(trec_order(scores), start=1):
+                fused.setdefault(q, {})
+                fused[q][d] = fused[q].get(d, 0.0) + 1 / (k + rank)
+    return {q: by_rank(trec_order(s)) for q, s in fused.items()}
+
+
+def demo_runs(root: Path) -> dict[str, dict[str, dict[str, float]]]:
+    """Every run of the demo's golden set, in the order the server lists them (its `runs:`
+    globs, then its `fusions:`), at the level of documents: `passages` by its `chunks:` rule
+    (`#`), `rrf` fused from bm25 and dense."""
+    runs = {
+        name: run_scores(root / "runs" / file)
+        for name, file in (
+            ("bm25", "bm25.run.yaml"),
+            ("dense", "dense.run.yaml"),
+            ("passages", "passages.run.yaml"),
+            ("hybrid", "hybrid.trec"),
+        )
+    }
+    runs["passages"] = chunks_to_documents(runs["passages"], "#")
+    runs["rrf"] = rrf([runs["bm25"], runs["dense"]])
+    return runs

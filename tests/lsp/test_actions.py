@@ -18,7 +18,12 @@ from .applyedits import apply_workspace_edit, changed_lines
 from .conftest import Workspace, diagnostics, open_doc, position_of, range_of
 
 GOLDEN = "support.qrels.yaml"
-RUNS = ["runs/bm25.run.yaml", "runs/dense.run.yaml", "runs/hybrid.trec"]
+RUNS = [
+    "runs/bm25.run.yaml",
+    "runs/dense.run.yaml",
+    "runs/hybrid.trec",
+    "runs/passages.run.yaml",  # a run of chunks: `kb/x.md#3` (the golden set's `chunks:`)
+]
 
 
 def doc(uri: str) -> types.TextDocumentIdentifier:

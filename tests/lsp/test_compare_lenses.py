@@ -60,7 +60,8 @@ async def test_first_line_lenses_say_what_compare_says(
     doc = cli_compare(ws, tmp_path)
     _qrels, _unanswerable, k = golden_qrels(ws.root / GOLDEN)
     assert doc["base"] == "bm25"  # no baseline here: the first run
-    assert [m["run"] for m in compared] == ["dense", "hybrid"]
+    # every run but the base, the run of chunks and the fused run too
+    assert [m["run"] for m in compared] == ["dense", "passages", "hybrid", "rrf"]
     for m in compared:
         c = next(
             c for c in doc["comparisons"] if c["run"] == m["run"] and c["metric"] == f"recall@{k}"
@@ -184,7 +185,7 @@ async def test_compare_to_naming_no_run_is_qr115_and_a_name_picks_the_base(
     assert not [d for d in await diagnostics(client, uri, version=2) if d.code == "QR115"]
     header = [lens.command.title for lens in await lenses(client, uri) if lens.command]
     runs = [m["run"] for t in header if (m := TITLE.match(t))]
-    assert runs == ["bm25", "hybrid"]
+    assert runs == ["bm25", "passages", "hybrid", "rrf"]
 
 
 @pytest.mark.asyncio
@@ -204,7 +205,12 @@ async def test_lens_requests_in_flight_together_all_get_the_comparison(
     for answer in await asyncio.gather(first, *asked):
         header = [t.command.title for t in answer if t.command and t.range.start.line == 0]
         compared = [t.split(" · ")[0] for t in header if " vs " in t]
-        assert compared == ["dense vs bm25", "hybrid vs bm25"]
+        assert compared == [
+            "dense vs bm25",
+            "passages vs bm25",
+            "hybrid vs bm25",
+            "rrf vs bm25",
+        ]
 
 
 @pytest.mark.asyncio

@@ -179,7 +179,14 @@ async def test_compare_to_offers_the_runs_by_name(client: LanguageClient, ws: Wo
     uri = await open_doc(client, ws, GOLDEN, text)
     at = position_of(text, "compare_to: ", ws.encoding, delta=len("compare_to: "))
     result = await complete(client, uri, at)
-    assert [i.label for i in in_order(result.items)] == ["bm25", "dense", "hybrid"]
+    # the files' runs, then the fused run the golden set declares
+    assert [i.label for i in in_order(result.items)] == [
+        "bm25",
+        "dense",
+        "passages",
+        "hybrid",
+        "rrf",
+    ]
     assert all(i.kind == types.CompletionItemKind.Reference for i in result.items)
     assert result.items[1].text_edit is not None and result.items[1].text_edit.new_text == "dense"
 

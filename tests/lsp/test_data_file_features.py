@@ -447,7 +447,8 @@ async def test_workspace_diagnostics_report_the_files_not_open(
         )
     )  # fmt: skip
     first = await workspace_pull(client)
-    runs = {workspace_root / r for r in ("runs/bm25.run.yaml", DENSE, HYBRID)}
+    files = ("runs/bm25.run.yaml", DENSE, HYBRID, "runs/passages.run.yaml")  # (a run of chunks)
+    runs = {workspace_root / r for r in files}
     assert set(first) == {p.as_uri() for p in runs}  # the open golden set is the document pull's
     oracle = check_json(workspace_root, ".")  # the whole workspace, as the editor sees it
     for path in runs:

@@ -9,7 +9,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .conftest import Workspace, diagnostics, open_doc, range_of
-from .oracle import golden_qrels, per_query, run_scores
+from .oracle import demo_runs, golden_qrels, per_query
 
 GOLDEN = "support.qrels.yaml"
 
@@ -66,11 +66,9 @@ async def test_question_lenses_equal_pytrec_eval(client: LanguageClient, ws: Wor
     )
     text = ws.text(GOLDEN)
     qrels, unanswerable, k = golden_qrels(ws.root / GOLDEN)
-    runs = {
-        "bm25": run_scores(ws.root / "runs" / "bm25.run.yaml"),
-        "dense": run_scores(ws.root / "runs" / "dense.run.yaml"),
-        "hybrid": run_scores(ws.root / "runs" / "hybrid.trec"),
-    }
+    # every run: the files, `passages` by its documents and the fused `rrf` (oracle.demo_runs)
+    runs = demo_runs(ws.root)
+    assert list(runs) == ["bm25", "dense", "passages", "hybrid", "rrf"]
     expected_by_run = {name: per_query(qrels, run, k) for name, run in runs.items()}
     by_line: dict[int, list[str]] = {}
     for lens in lenses:

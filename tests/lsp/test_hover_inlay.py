@@ -16,10 +16,13 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .conftest import Workspace, diagnostics, open_doc, position_of, range_of, units
-from .oracle import golden_qrels, run_scores
+from .oracle import demo_runs, golden_qrels
 
 GOLDEN = "support.qrels.yaml"
 RUNS = {"bm25": "runs/bm25.run.yaml", "dense": "runs/dense.run.yaml", "hybrid": "runs/hybrid.trec"}
+# Every run of the golden set as the server lists them: the files (`passages` a run of chunks,
+# scored by document) and the fused run `rrf` (tests/lsp/oracle.py says how each is made).
+ALL_RUNS = ["bm25", "dense", "passages", "hybrid", "rrf"]
 CUTOFFS = (1, 3, 5, 10, 20, 100)
 
 
@@ -125,9 +128,9 @@ async def test_trec_run_hints_only_for_the_range(client: LanguageClient, ws: Wor
 async def test_golden_hints_are_ranks_per_run(client: LanguageClient, ws: Workspace) -> None:
     text = ws.text(GOLDEN)
     uri = await open_doc(client, ws, GOLDEN)
-    orders = {
-        name: {q: ranked(s) for q, s in run_scores(ws.root / p).items()} for name, p in RUNS.items()
-    }
+    runs = demo_runs(ws.root)
+    assert list(runs) == ALL_RUNS
+    orders = {name: {q: ranked(s) for q, s in run.items()} for name, run in runs.items()}
     start = position_of(text, "\n  slow-far-room:", ws.encoding).line + 1
     end = position_of(text, "\n  ethernet-backhaul:", ws.encoding).line
     rng = types.Range(
@@ -252,7 +255,7 @@ async def test_query_hover_equals_pytrec_eval(
     text = ws.text(GOLDEN)
     uri = await open_doc(client, ws, GOLDEN)
     qrels, _, k = golden_qrels(ws.root / GOLDEN)
-    scores = {name: run_scores(ws.root / p) for name, p in RUNS.items()}
+    scores = demo_runs(ws.root)
     answered = {name: s[qid] for name, s in scores.items() if qid in s}
     expected = pytrec_table(qrels[qid], answered, k)
     target = range_of(text, qid, ws.encoding, occurrence=0)
@@ -286,8 +289,8 @@ async def test_query_hover_equals_pytrec_eval(
     for n in names:
         assert f"**{n}: ndcg@{k} = DCG / IDCG = " in value
         assert value.count(f"= {expected[n][f'ndcg@{k}']:6.4f}**") >= 1
-    if len(answered) < len(RUNS):
-        left = [n for n in RUNS if n not in answered]
+    if len(answered) < len(ALL_RUNS):
+        left = [n for n in ALL_RUNS if n not in answered]
         assert value.endswith(f"\nNot answered by: {', '.join(left)} (scores 0).")
 
 
@@ -303,11 +306,12 @@ async def test_run_query_hover_on_a_later_trec_line(client: LanguageClient, ws: 
     assert h is not None and h.range == target
     rows = table_rows(h.contents.value)  # type: ignore[union-attr]
     qrels, _, k = golden_qrels(ws.root / GOLDEN)
-    scores = {name: run_scores(ws.root / p)["ethernet-backhaul"] for name, p in RUNS.items()}
+    scores = {name: run["ethernet-backhaul"] for name, run in demo_runs(ws.root).items()}
     expected = pytrec_table(qrels["ethernet-backhaul"], scores, k)
-    assert rows["metric"] == list(RUNS)
-    assert rows["mrr"] == [f"{expected[n]['mrr']:.4f}" for n in RUNS]
-    assert rows["mrr"][2] == "0.5000"  # the swapped rank column does not fool it
+    assert rows["metric"] == ALL_RUNS
+    assert rows["mrr"] == [f"{expected[n]['mrr']:.4f}" for n in ALL_RUNS]
+    hybrid = ALL_RUNS.index("hybrid")
+    assert rows["mrr"][hybrid] == "0.5000"  # the swapped rank column does not fool it
 
 
 @pytest.mark.asyncio
@@ -330,7 +334,7 @@ async def test_document_hover_in_golden_set(client: LanguageClient, ws: Workspac
         rel = entry.get("relevant") or []
         if doc in rel:
             judges.append(f"`{qid}` ({rel[doc] if isinstance(rel, dict) else 1})")
-    orders = {n: ranked(run_scores(ws.root / p).get("slow-far-room", {})) for n, p in RUNS.items()}
+    orders = {n: ranked(run.get("slow-far-room", {})) for n, run in demo_runs(ws.root).items()}
     ranks = " · ".join(
         f"#{o.index(doc) + 1} {n}" if doc in o else f"– {n}" for n, o in orders.items()
     )

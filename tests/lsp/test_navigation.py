@@ -14,7 +14,12 @@ from pytest_lsp import LanguageClient
 from .conftest import Workspace, open_doc, position_of, range_of, units
 
 GOLDEN = "support.qrels.yaml"
-RUNS = ["runs/bm25.run.yaml", "runs/dense.run.yaml", "runs/hybrid.trec"]
+RUNS = [
+    "runs/bm25.run.yaml",
+    "runs/dense.run.yaml",
+    "runs/hybrid.trec",
+    "runs/passages.run.yaml",  # a run of chunks: `kb/x.md#3` (the golden set's `chunks:`)
+]
 
 
 def doc_params(uri: str, pos: types.Position) -> types.TextDocumentPositionParams:
@@ -49,6 +54,18 @@ async def references(
 def key(loc: types.Location) -> tuple[str, int, int, int, int]:
     r = loc.range
     return (loc.uri, r.start.line, r.start.character, r.end.line, r.end.character)
+
+
+def chunk_ranges(text: str, doc: str, encoding: str) -> list[types.Range]:
+    """Every chunk id `doc#N` written in a run of chunks (the key of a `chunk: score` line)."""
+    out = []
+    for i, line in enumerate(text.splitlines()):
+        m = re.match(rf"^\s+({re.escape(doc)}#\d+):", line)
+        if m:
+            start = units(line[: m.start(1)], encoding)
+            end = start + units(m.group(1), encoding)
+            out.append(types.Range(types.Position(i, start), types.Position(i, end)))
+    return out
 
 
 def token_ranges(text: str, token: str, encoding: str) -> list[types.Range]:
@@ -202,11 +219,12 @@ async def test_references_of_a_document(
     assert len(expected) == 2
     for rel in RUNS:
         run_text = ws.text(rel)
-        ranges = (
-            first_per_query_trec(run_text, doc, ws.encoding)
-            if rel.endswith(".trec")
-            else token_ranges(run_text, doc, ws.encoding)
-        )
+        if rel.endswith(".trec"):
+            ranges = first_per_query_trec(run_text, doc, ws.encoding)
+        elif "passages" in rel:  # its chunks: whole ids `doc#N`, which the rule maps to doc
+            ranges = chunk_ranges(run_text, doc, ws.encoding)
+        else:
+            ranges = token_ranges(run_text, doc, ws.encoding)
         assert ranges, rel
         expected += [types.Location(uri=ws.uri(rel), range=r) for r in ranges]
     if declaration:

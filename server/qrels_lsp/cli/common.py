@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from ..core.base.boundary import Boundary
+    from ..core.chunks import ChunkRule
     from ..core.project.config import Config
 
 
@@ -71,3 +72,39 @@ def progress_on(stream: TextIO = sys.stderr) -> Callable[[str, int, int], None] 
         stream.flush()
 
     return report
+
+
+def chunk_options(p: argparse.ArgumentParser) -> None:
+    """``--chunks SEP`` / ``--chunk-pattern RE``: the runs' ids are chunks of documents."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument(
+        "--chunks",
+        metavar="SEP",
+        help="the runs' ids are chunks: the document's id is what comes before SEP "
+        "(`--chunks '#'` reads kb/x.md#3 as kb/x.md); each document counts once, at its first chunk",
+    )
+    group.add_argument(
+        "--chunk-pattern",
+        metavar="RE",
+        help="the same with a regular expression (RE2) whose named group `doc` is the document's "
+        "id, e.g. '(?P<doc>.+)::p[0-9]+'",
+    )
+
+
+def chunk_rule(args: argparse.Namespace) -> ChunkRule | None:
+    """The rule ``--chunks`` or ``--chunk-pattern`` gives (None: neither); a bad one is a usage
+    error."""
+    from ..core.chunks import ChunkRule, rule_problem
+
+    separator = getattr(args, "chunks", None)
+    pattern = getattr(args, "chunk_pattern", None)
+    if separator is None and pattern is None:
+        return None
+    problem = rule_problem(separator, pattern)
+    if problem is not None:
+        option = "--chunks" if separator is not None else "--chunk-pattern"
+        raise UsageError(
+            f"{option}: {problem.replace('`separator`', 'the separator').replace('`pattern`', 'the pattern')}"
+        )
+    origin = f"--chunks {separator}" if separator is not None else f"--chunk-pattern {pattern}"
+    return ChunkRule(separator, pattern, origin=origin)

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import UsageError, allow_outside, log_text
+from .common import UsageError, allow_outside, chunk_options, log_text
 
 if TYPE_CHECKING:
+    from ..core.base.findings import Finding
     from ..core.compare import Comparisons
     from ..core.project.analysis import Project, QrelsContext, RunResult
 
@@ -26,7 +27,8 @@ def add(sub: Any) -> None:
         "runs",
         nargs="*",
         type=Path,
-        help="runs (default: the golden set's runs, as `score` finds them, and its BM25 baseline)",
+        help="runs (default: the golden set's runs, as `score` finds them, its BM25 baseline and "
+        "its fused runs)",
     )
     s.add_argument(
         "--base",
@@ -44,6 +46,7 @@ def add(sub: Any) -> None:
     )
     s.add_argument("--format", choices=["table", "json", "markdown"], default="table")
     s.add_argument("--config", type=Path)
+    chunk_options(s)
     allow_outside(s)
     s.set_defaults(func=run, baseline=None)
 
@@ -94,18 +97,29 @@ def _base_file(args: argparse.Namespace) -> Path | None:
 def _runs(
     args: argparse.Namespace, project: Project, ctx: QrelsContext, *, at_least: int
 ) -> list[RunResult]:
-    """The runs named (or the golden set's), each scored, and the BM25 baseline when the
-    golden set has a corpus and the configuration keeps it."""
+    """The runs named (or the golden set's), each scored, the BM25 baseline when the golden
+    set has a corpus and the configuration keeps it, and the golden set's fused runs that can be
+    made of them (what `compare` compares and `report` draws)."""
+    from dataclasses import replace
+
+    from ..core.base.findings import Severity
     from .score import named_runs
 
     results = named_runs(args.runs, project, ctx)
     for r in results:
         if r.error:
             raise UsageError(f"{r.path}: {r.error}")
-    if project.config.bm25_baseline and not any(r.baseline for r in results):
-        baseline = project.baseline(ctx, build=True)
-        if baseline is not None:
-            results.append(baseline)
+    if args.runs:  # the fusions of the runs named (as the golden set names its runs), but those
+        named = {r.name for r in results}  # named themselves
+        fusions = [f for f in project.fusions_of(ctx, results) if f.name not in named]
+        ctx = replace(ctx, fusions=fusions)
+    baseline = project.config.bm25_baseline and not any(r.baseline for r in results)
+    problems: list[Finding] = []
+    results = project.context_runs(ctx, results, baseline=baseline, problems=problems, build=True)
+    for f in problems:
+        if f.severity == Severity.ERROR:
+            raise UsageError(f"{ctx.path}: {f.code} {f.message}")
+        print(f"qrels-lsp compare: {log_text(ctx.path)}: {log_text(f.message)}", file=sys.stderr)
     if len(results) < at_least:
         from ..ide.present import runs_hint
 
@@ -125,7 +139,7 @@ def _base(
 
     if base_file is not None:
         wanted = base_file.resolve()
-        return next(r for r in runs if r.path == wanted and not r.baseline)
+        return next(r for r in runs if r.path == wanted and r.from_file)
     choice = choose_base(ctx, runs, args.base)
     if choice.problem is not None:
         if args.base is not None:

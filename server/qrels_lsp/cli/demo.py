@@ -48,7 +48,9 @@ def run(args: argparse.Namespace) -> int:
     )
     files: list[Analysis] = [analysis]
     for r in analysis.runs:
-        if r.baseline:  # computed from the golden set itself: its findings are above
+        if (
+            not r.from_file
+        ):  # the baseline and fused runs: made by the golden set, whose findings are above
             continue
         run_analysis = project.analyse(r.path, with_runs=False)
         if run_analysis is not None:

@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     for r in runs:
         if r.error:
             raise UsageError(f"{r.path}: {r.error}")
+    if not args.runs:  # the golden set's runs, its fused runs too (as the editor pools them)
+        runs = project.context_runs(ctx, runs, baseline=False, build=True)
     if args.baseline and not any(r.baseline for r in runs):
         from .render import corpus_problem
 

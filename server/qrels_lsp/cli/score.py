@@ -11,6 +11,8 @@ from .common import (
     UsageError,
     allow_outside,
     boundary_for,
+    chunk_options,
+    chunk_rule,
     config_for,
     log_text,
     progress_on,
@@ -19,6 +21,7 @@ from .common import (
 from .render import corpus_problem, render_scores
 
 if TYPE_CHECKING:
+    from ..core.base.findings import Finding
     from ..core.formats.format import Role
     from ..core.metrics import Evaluation
     from ..core.model import QrelsFormat
@@ -35,7 +38,7 @@ def add(sub: Any) -> None:
         nargs="*",
         type=Path,
         help="run files, or names of the golden set's runs (default: its `runs:`, its "
-        "[[qrels]] runs and the runs whose `qrels:` names it)",
+        "[[qrels]] runs and the runs whose `qrels:` names it, then its fused runs)",
     )
     s.add_argument("-k", type=int, help="cutoff (default: the golden set's k, the config, or 10)")
     s.add_argument(
@@ -59,6 +62,7 @@ def add(sub: Any) -> None:
     s.add_argument(
         "--baseline", choices=["bm25"], help="also score a BM25 run over the golden set's corpus"
     )
+    chunk_options(s)
     allow_outside(s)
     s.set_defaults(func=run)
 
@@ -68,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     table); 1 with ``--strict`` when a file had lines or entries left out."""
     project, config = project_for(args)
     ctx, judged = golden_context(args, project, config)
-    results = _results(args, project, ctx)
+    results, broken = _results(args, project, ctx)
     unscored = [r for r in results if r.error]
     for r in unscored:
         say(r.path, r.error or "")
@@ -79,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         upper = _bounds(ctx, scored) if args.bounds else None
         out = render_scores(scored, ctx.k, args.format, project, summary=args.summary, upper=upper)
         print(out, end="")
-    if unscored:
+    if unscored or broken:
         return 2
     return 1 if args.strict and dropped else 0
 
@@ -166,7 +170,12 @@ def golden_context(
         what = f"read as {fmt.display}" if fmt is not None else "of no format qrels-lsp reads"
         raise UsageError(f"{args.golden} is not a golden set or qrels file ({what})")
     grades = None
-    if fmt.read_grades is not None and not args.baseline and not spans:
+    if (
+        fmt.read_grades is not None
+        and not args.baseline
+        and not spans
+        and not _fuses_baseline(project, args.golden)
+    ):
         # Scoring needs the judgments, not their spans: 100k qrels lines read in a tenth of the time.
         model: Qrels = Qrels(format=cast("QrelsFormat", fmt.name))  # role qrels: one of those
         grades = fmt.read_grades(text)
@@ -185,6 +194,9 @@ def golden_context(
     ctx = project.context(args.golden, fmt.name, model)
     if grades is not None:
         ctx = replace(ctx, grades=grades, grades_since=None)
+    rule = chunk_rule(args)
+    if rule is not None:
+        ctx = replace(ctx, chunks=rule)
     if not ctx.grades and not ctx.unanswerable:
         why = project.dropped(args.golden, "qrels")
         reason = f"; the first of {len(why):,} left out: {why[0].message}" if why else ""
@@ -193,18 +205,46 @@ def golden_context(
     return ctx, entries
 
 
-def _results(args: argparse.Namespace, project: Project, ctx: QrelsContext) -> list[RunResult]:
+def _fuses_baseline(project: Project, golden: Path) -> bool:
+    """Whether a TREC/BEIR qrels file's fusions (from the configuration) fuse the BM25
+    baseline, which needs the questions (its topics), not only the judgments."""
+    from ..core.project.comparing import BASELINE_ALIASES
+
+    binding = project.binding(golden)
+    fusions = binding.fusions if binding is not None else None
+    fusions = fusions if fusions is not None else project.config.fusions
+    return any(r.value.casefold() in BASELINE_ALIASES for f in fusions for r in f.runs)
+
+
+def _results(
+    args: argparse.Namespace, project: Project, ctx: QrelsContext
+) -> tuple[list[RunResult], bool]:
+    """The runs scored (those named, else the golden set's), the BM25 baseline with
+    ``--baseline``, then the golden set's fused runs that can be made of them; and whether a
+    fusion could not be made (said on stderr: no silent omission)."""
+    from dataclasses import replace
+
+    from ..core.base.findings import Severity
+
     if not args.runs and not ctx.run_paths and not args.baseline:
         from ..ide.present import runs_hint
 
         raise UsageError(f"no runs for {args.golden}: name them after it, or {runs_hint(ctx)}")
     results = named_runs(args.runs, project, ctx)
+    if args.runs:  # the fusions of the runs named (as the golden set names its runs), but those
+        named = {r.name for r in results}  # named themselves
+        fusions = [f for f in project.fusions_of(ctx, results) if f.name not in named]
+        ctx = replace(ctx, fusions=fusions)
+    baseline = bool(args.baseline) and not any(r.baseline for r in results)
+    problems: list[Finding] = []
+    results = project.context_runs(ctx, results, baseline=baseline, problems=problems, build=True)
     if args.baseline and not any(r.baseline for r in results):
-        base = project.baseline(ctx, build=True)
-        if base is None:
-            raise UsageError(f"--baseline bm25 needs a corpus: {corpus_problem(ctx)}")
-        results.append(base)
-    return results
+        raise UsageError(f"--baseline bm25 needs a corpus: {corpus_problem(ctx)}")
+    broken = False
+    for f in problems:
+        broken |= f.severity == Severity.ERROR
+        say(ctx.path, f"{f.code} {f.message}")
+    return results, broken
 
 
 def named_runs(named: list[Path], project: Project, ctx: QrelsContext) -> list[RunResult]:
@@ -238,7 +278,7 @@ def _entries(results: list[RunResult]) -> list[tuple[Path, Role, int | None]]:
     return [
         (r.path, "run", sum(map(len, r.rankings.values())) if r.run is None else None)
         for r in results
-        if not r.baseline and not r.error
+        if r.from_file and not r.error
     ]
 
 

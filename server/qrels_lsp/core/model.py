@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .base.findings import Finding
 from .base.text import Span
+
+if TYPE_CHECKING:
+    from .chunks import ChunkRule
+    from .fusion.spec import Fusion
 
 QrelsFormat = Literal["golden", "trec-qrels", "beir-qrels", "json-qrels"]
 RunFormat = Literal["run-yaml", "trec-run", "json-run", "msmarco-run"]
@@ -200,6 +204,8 @@ class Qrels:
     relevance_level: int | None = None
     runs: list[Ref] = field(default_factory=list)
     compare_to: Ref | None = None  # the base run of comparisons, by name
+    fusions: list[Fusion] | None = None  # `fusions:` (None: not written; the config's apply)
+    chunks: ChunkRule | None = None  # `chunks:`: how its runs' ids map to its documents
     findings: list[Finding] = field(default_factory=list)
 
     def grades(self) -> dict[str, dict[str, int]]:

@@ -41,6 +41,8 @@ def judge_fixes(analysis: Analysis, span: Span, golden_text: str) -> list[Fix]:
     if ctx is None or hit is None:
         return []
     qid, doc = hit
+    if ctx.chunks is not None:
+        doc = ctx.chunks.document(doc)  # a chunk: the golden set judges its document
     query = ctx.qrels.queries.get(qid)
     if query is None or doc in query.grades():
         return []

@@ -20,9 +20,11 @@ from ..core.base.escape import md_code, md_text
 from ..core.base.findings import TextEdit
 from ..core.formats.corpus import Corpus
 from ..core.formats.golden import GOLDEN_KEYS, QUERY_KEYS
+from ..core.formats.golden_derived import CHUNK_KEYS
 from ..core.formats.run_yaml import RUN_KEYS
 from ..core.formats.yaml.context import Entry, YamlContext, context_at, entries_of
 from ..core.formats.yaml.scalar import yaml_scalar
+from ..core.fusion import FUSION_KEYS, METHODS, NORMS
 from ..core.model import CRITICAL_TAG, Qrels, Run
 from ..core.project.analysis import Analysis
 from ..core.search.indexes import IndexCache
@@ -36,7 +38,7 @@ NOT_READY = "alphabetical: the BM25 index is still being built"
 BLIND = "alphabetical: judging blind, BM25 (a system compared) does not order them"
 ItemKind = Literal["document", "query", "key", "run"]
 # Keys whose value is a collection (`key:` then a block or a flow value) or a scalar (`key: `).
-_COLLECTION_KEYS = {"queries", "runs", "relevant", "results"}
+_COLLECTION_KEYS = {"queries", "runs", "relevant", "results", "fusions"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +92,15 @@ def _golden(req: Request, ctx: YamlContext) -> Completions | None:
     if len(path) == 2 and path[0] == "queries" and role == "key":
         return _keys(ctx, QUERY_KEYS, "query")
     if path == ("compare_to",) and role == "value":
-        return _run_names(req, ctx)
+        return _run_names(req, ctx, "Compare the other runs with this one.")
+    if path == ("fusions",) and role == "key":
+        return _keys(ctx, FUSION_KEYS, "fusion")
+    if path == ("fusions", "runs") and role == "item":
+        return _run_names(req, ctx, "Fuse this run.", {e.text for e in ctx.entries})
+    if path in (("fusions", "method"), ("fusions", "norm")) and role == "value":
+        return _choices(ctx, list(METHODS) if path[1] == "method" else list(NORMS), path[1])
+    if path == ("chunks",) and role == "key":
+        return _keys(ctx, CHUNK_KEYS, "`chunks`")
     if len(path) == 3 and path[0] == "queries" and path[2] == "relevant" and role != "value":
         if _blank_block_line_in_list(ctx):
             return None
@@ -203,19 +213,38 @@ def _keys(ctx: YamlContext, keys: dict[str, str], where: str) -> Completions:
     return Completions(items)
 
 
-def _run_names(req: Request, ctx: YamlContext) -> Completions:
-    """The golden set's runs by the names `compare_to:` takes."""
+def _run_names(
+    req: Request, ctx: YamlContext, what: str, present: set[str] | None = None
+) -> Completions:
+    """The golden set's runs by the names `compare_to:` and a fusion's `runs:` take."""
     items = [
         Candidate(
             label=name,
             kind="run",
-            edit=TextEdit(ctx.token, name if ctx.quoted else yaml_scalar(name)),
+            edit=TextEdit(ctx.token, name if ctx.quoted else yaml_scalar(name, flow=ctx.flow)),
             sort_text=f"{i:03d}",
             filter_text=name,
             detail="run",
-            documentation="Compare the other runs with this one.",
+            documentation=what,
         )
         for i, name in enumerate(req.runs)
+        if not present or name not in present
+    ]
+    return Completions(items)
+
+
+def _choices(ctx: YamlContext, values: list[str], key: str) -> Completions:
+    """The values a key takes (a fusion's `method:`, `norm:`)."""
+    items = [
+        Candidate(
+            label=value,
+            kind="key",
+            edit=TextEdit(ctx.token, _edit_text(ctx, value)),
+            sort_text=f"{i:03d}",
+            filter_text=value,
+            detail=f"`{key}`",
+        )
+        for i, value in enumerate(values)
     ]
     return Completions(items)
 

@@ -6,6 +6,7 @@ have no lenses."""
 from __future__ import annotations
 
 from ..core.base.text import Span
+from ..core.chunks import mapper, places
 from ..core.formats import get
 from ..core.formats.corpus import Corpus, CorpusError
 from ..core.model import Qrels, Query, Run
@@ -13,9 +14,12 @@ from ..core.project.analysis import Analysis, Project, QrelsContext
 from ..core.search.quality import quality_notes
 from .judging import Judging, pair_markdown, pending
 from .lenses import comparison_report, top_groups
-from .locate import Target, family, locate, rank_in
+from .locate import Target, locate, rank_in
 from .present import (
+    chunk_note,
     document_hover,
+    dropped_note,
+    fusion_notes,
     judged_by,
     not_in_golden,
     query_hover,
@@ -72,19 +76,20 @@ def hover_text(
         read_as = f"Read as {get(analysis.kind).display}."
         blind = ctx is not None and ctx.blind_judging  # no system's numbers while judging
         compared = "" if blind else comparison_report(project, analysis)
-        parts = [read_as if means is None else f"{read_as}  \n{means}", compared]
+        fused = "" if blind else "  \n".join(fusion_notes(analysis.runs))
+        parts = [read_as if means is None else f"{read_as}  \n{means}", fused, compared]
         return "\n\n".join(p for p in parts if p)
     if target.kind == "query":
         assert target.qid is not None
         query = ctx.qrels.queries.get(target.qid) if ctx is not None else None
         if query is None or ctx is None:
             return not_in_golden(target.qid, ctx.path.name if ctx is not None else None)
-        _golden, runs = family(project, analysis)
-        rankings = [
-            (r.name, r.model.ranked_ids().get(target.qid) if isinstance(r.model, Run) else None)
-            for r in runs
-        ] + [(r.name, r.rankings.get(target.qid)) for r in analysis.runs if r.baseline]
-        baseline = next((r.rankings.get(target.qid) for r in analysis.runs if r.baseline), None)
+        runs = analysis.runs
+        if isinstance(analysis.model, Run):  # every run of the golden set, this one in its place
+            runs = project.golden_runs(ctx, analysis.runs[0] if analysis.runs else None)
+        scored = [r for r in runs if not r.error]
+        rankings = [(r.name, r.rankings.get(target.qid)) for r in scored]
+        baseline = next((r.rankings.get(target.qid) for r in scored if r.baseline), None)
         known = ctx.corpus if isinstance(ctx.corpus, Corpus) else None
         notes = quality_notes(query.question, query.grades(), baseline, ctx.k, ctx.level, known)
         if isinstance(analysis.model, Run):
@@ -98,6 +103,12 @@ def hover_text(
     doc_id = target.doc_id
     if ctx is None:
         return document_hover(None, doc_id, [], missing="no golden set, so no corpus to look in")
+    place = None
+    if target.kind == "retrieved" and ctx.chunks is not None and isinstance(analysis.model, Run):
+        ranking = analysis.model.rankings.get(target.qid)
+        if ranking is not None and target.rank is not None:
+            place = places(ranking.doc_ids(), mapper(ctx.chunks))[target.rank - 1]
+            doc_id = place.doc_id  # the document the chunk is part of: what the golden set judges
     corpus = ctx.corpus
     doc = corpus.get(doc_id) if isinstance(corpus, Corpus) else None
     if doc is not None and doc.line is None and not doc.path.is_file():
@@ -112,10 +123,16 @@ def hover_text(
         missing = "not in the corpus"
     text = document_hover(doc, doc_id, judged_by(ctx.qrels, doc_id), missing=missing)
     if target.kind == "retrieved" and target.rank is not None:
+        if place is not None and place.chunk_id != place.doc_id and ctx.chunks is not None:
+            text += "\n\n" + chunk_note(target.qid, place, ctx.chunks)
         query = ctx.qrels.queries.get(target.qid)
         if query is not None:
             grade = query.grades().get(doc_id)
-            text += "\n\n" + retrieval_note(target.qid, target.rank, grade, ctx.level)
+            rank = place.doc_rank if place is not None and place.counted else target.rank
+            if place is None or place.counted:
+                text += "\n\n" + retrieval_note(target.qid, rank, grade, ctx.level)
+            else:
+                text += "\n\n" + dropped_note(target.qid, grade, ctx.level)
     elif target.kind == "judged" and not ctx.blind_judging:
         ranks = [
             (r.name, rank_in(r.rankings, target.qid, doc_id))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -82,7 +82,9 @@ def _locate_qrels(qrels: Qrels, offset: int, text: str | None) -> Target | None:
                 return Target("judged", j.span, qid=query.qid, doc_id=j.doc_id, grade=j.grade)
     if qrels.format != "golden":
         return _line_query(offset, text, set(qrels.queries))
-    keys = [r.span for r in qrels.runs]
+    keys = [r.span for r in qrels.runs] + [f.span for f in qrels.fusions or ()]
+    if qrels.chunks is not None:
+        keys.append(qrels.chunks.span)
     if qrels.corpus is not None:
         keys.append(qrels.corpus.span)
     if qrels.k_span is not None:
@@ -131,8 +133,11 @@ def _line_query(offset: int, text: str | None, qids: set[str]) -> Target | None:
     return None
 
 
-def citations(model: Qrels | Run, doc_id: str) -> Iterator[Citation]:
-    """Every judgment or (scored) retrieval of ``doc_id`` in a file, in file order per query."""
+def citations(
+    model: Qrels | Run, doc_id: str, doc_of: Callable[[str], str] | None = None
+) -> Iterator[Citation]:
+    """Every judgment or (scored) retrieval of ``doc_id`` in a file, in file order per query;
+    ``doc_of`` (a golden set's `chunks:` rule) makes a run's chunks of the document cite it."""
     if isinstance(model, Qrels):
         for query in model.queries.values():
             for j in query.judgments:
@@ -141,7 +146,7 @@ def citations(model: Qrels | Run, doc_id: str) -> Iterator[Citation]:
         return
     for ranking in model.rankings.values():
         for doc in ranking.docs:
-            if doc.doc_id == doc_id:
+            if doc.doc_id == doc_id or (doc_of is not None and doc_of(doc.doc_id) == doc_id):
                 yield Citation(doc.span, ranking.qid, doc_id)
 
 

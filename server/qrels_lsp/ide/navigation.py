@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.base.text import LineIndex, Span
+from ..core.chunks import mapper
 from ..core.formats.corpus import Corpus, Document
 from ..core.model import Qrels
 from ..core.project.analysis import Analysis, Project
@@ -57,10 +58,15 @@ def document_place(doc: Document, open_text: OpenText) -> Place:
 
 
 def _corpus_document(analysis: Analysis, doc_id: str) -> Document | None:
+    """The corpus document of an id: itself, or (a golden set's `chunks:` rule) the document a
+    chunk is part of."""
     ctx = analysis.context
     if ctx is None or not isinstance(ctx.corpus, Corpus):
         return None
-    return ctx.corpus.get(doc_id)
+    doc = ctx.corpus.get(doc_id)
+    if doc is None and ctx.chunks is not None:
+        doc = ctx.corpus.get(ctx.chunks.document(doc_id))
+    return doc
 
 
 def _place(loaded: Loaded, span: Span) -> Place:
@@ -94,12 +100,15 @@ def references(
     files = ([golden] if golden is not None else []) + runs
     out: list[Place] = []
     if target.kind in ("judged", "retrieved") and target.doc_id is not None:
+        rule = analysis.context.chunks if analysis.context is not None else None
+        doc_of = mapper(rule) if rule is not None else None
+        doc_id = doc_of(target.doc_id) if doc_of is not None else target.doc_id  # a chunk's
         if include_declaration:
-            doc = _corpus_document(analysis, target.doc_id)
+            doc = _corpus_document(analysis, doc_id)
             if doc is not None:
                 out.append(document_place(doc, open_text))
         for loaded in files:
-            out += [_place(loaded, c.span) for c in citations(loaded.model, target.doc_id)]
+            out += [_place(loaded, c.span) for c in citations(loaded.model, doc_id, doc_of)]
         return out
     if target.kind == "query" and target.qid is not None:
         for loaded in files:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from ..core.base.escape import md_block, md_code, md_text
+from ..core.chunks import ChunkPlace, ChunkRule
 from ..core.compare import Comparisons
 from ..core.formats import get
 from ..core.formats.corpus import Document
@@ -199,6 +200,38 @@ def judgment_label(grade: int | None, level: int) -> str:
     if grade is None:
         return "?"
     return f"✓{grade}" if grade >= level else f"✗{grade}"
+
+
+def chunk_label(place: ChunkPlace, grade: int | None, level: int) -> str:
+    """Inlay label of a retrieved chunk: its document and the document's judgment, and
+    ``· dropped`` when an earlier chunk of the document already stands for it."""
+    label = f"→ {place.doc_id} {judgment_label(grade, level)}"
+    return label if place.counted else label + " · dropped"
+
+
+def chunk_note(qid: str, place: ChunkPlace, rule: ChunkRule) -> str:
+    """What a chunk's inlay hint says, in words: its document and its place among the
+    document's chunks in this ranking."""
+    first = (
+        "its first here, so it stands for the document"
+        if place.counted
+        else f"the first, at #{place.first_rank}, stands for the document, so this one is dropped"
+    )
+    return (
+        f"Chunk {md_code(place.chunk_id)} of {md_code(place.doc_id)} (by the "
+        f"{md_text(rule.describe())}): chunk #{place.chunk_rank} for {md_code(qid)}, the "
+        f"document's chunk {place.sibling} of {place.siblings} in this ranking ({first}); the "
+        f"document ranks #{place.doc_rank} among the documents."
+    )
+
+
+def fusion_notes(runs: Sequence[RunResult]) -> list[str]:
+    """How each fused run was made (the first line's hover)."""
+    return [
+        f"{md_text(r.name)}: fused, {md_text(r.fusion.describe())}"
+        for r in runs
+        if r.fusion is not None
+    ]
 
 
 def rank_label(rank: int | None, run: str) -> str:
@@ -392,15 +425,26 @@ def judged_by(qrels: Qrels, doc_id: str) -> list[tuple[str, int]]:
     ]
 
 
+def _verdict(grade: int | None, level: int) -> str:
+    if grade is None:
+        return "not judged"
+    if grade >= level:
+        return f"judged relevant (grade {grade})"
+    return f"judged not relevant (grade {grade})"
+
+
 def retrieval_note(qid: str, rank: int, grade: int | None, level: int) -> str:
     """What a retrieved id's inlay hint says, in words: its rank and its judgment."""
-    if grade is None:
-        verdict = "not judged"
-    elif grade >= level:
-        verdict = f"judged relevant (grade {grade})"
-    else:
-        verdict = f"judged not relevant (grade {grade})"
+    verdict = _verdict(grade, level)
     return f"Retrieved at #{rank} for {md_code(qid)}: {verdict} · `{judgment_label(grade, level)}`."
+
+
+def dropped_note(qid: str, grade: int | None, level: int) -> str:
+    """A later chunk of a document already ranked: what it counts for (nothing)."""
+    return (
+        f"For {md_code(qid)} the document is {_verdict(grade, level)}; it is scored once, at its "
+        "first chunk, and this chunk adds nothing to the scores."
+    )
 
 
 def ranks_note(qid: str, ranks: Sequence[tuple[str, int | None]]) -> str:

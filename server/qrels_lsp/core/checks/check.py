@@ -16,6 +16,7 @@ from typing import Literal
 
 from ..base.findings import Finding
 from ..base.text import LineIndex
+from ..chunks import ChunkRule
 from ..formats.corpus import Corpus, CorpusError
 from ..model import Qrels, Query, Run
 from .suggestions import SuggestionBudget
@@ -76,7 +77,7 @@ class GoldenCheck:
 class RunInputs:
     """What a check of a run reads: the run and its text, the golden set it answers (None:
     unbound, and why; ``beside`` names the golden sets in its folder that it could answer) and
-    that golden set's corpus and settings."""
+    that golden set's corpus and settings (``chunks``: how the run's ids map to documents)."""
 
     run: Run
     text: str
@@ -87,6 +88,8 @@ class RunInputs:
     unbound_reason: str | None
     budget: SuggestionBudget
     beside: tuple[str, ...] = ()
+    chunks: ChunkRule | None = None
+    name: str = ""  # the run's name, as lenses call it
 
 
 @dataclass(frozen=True, slots=True)

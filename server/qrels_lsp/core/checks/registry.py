@@ -9,6 +9,7 @@ from . import (
     duplicate_question,
     empty_question,
     linkage,
+    run_chunks,
     run_missing_query,
     run_short_ranking,
     run_unbound,
@@ -31,5 +32,6 @@ RUN_CHECKS: tuple[RunCheck, ...] = (
     run_unknown_query.CHECK,
     run_short_ranking.CHECK,
     run_unknown_document.CHECK,
+    run_chunks.CHECK,
     run_missing_query.CHECK,
 )

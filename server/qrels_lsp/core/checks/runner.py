@@ -8,6 +8,7 @@ from collections.abc import Callable
 from ..base.edits import newline_of
 from ..base.findings import Finding, shift_finding
 from ..base.text import LineIndex, line_end_at, line_index, line_start_at
+from ..chunks import ChunkRule
 from ..formats import get
 from ..formats.corpus import Corpus
 from ..model import Qrels, Query, Run
@@ -126,11 +127,13 @@ def check_run(
     unbound_reason: str | None = None,
     text: str = "",
     beside: tuple[str, ...] = (),
+    chunks: ChunkRule | None = None,
+    name: str = "",
 ) -> list[Finding]:
     """Checks of a run against the golden set it answers (``qrels``) and its corpus."""
     _, _, run_checks = _registry()
     known = corpus if isinstance(corpus, Corpus) else None
     inputs = RunInputs(
-        run, text, qrels, known, k, level, unbound_reason, SuggestionBudget(), beside
+        run, text, qrels, known, k, level, unbound_reason, SuggestionBudget(), beside, chunks, name
     )
     return [f for c in run_checks for f in c.run(inputs)]

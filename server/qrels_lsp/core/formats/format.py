@@ -62,3 +62,6 @@ class Format:
     named: Callable[[str], str | None] | None = None
     # The run's own name written in it (a TREC run's tag column), what trec_eval calls runid.
     run_tag: Callable[[str], str | None] | None = None
+    # Whether every ranked id has a score (True), none has (False: ranks only), or the model
+    # says, query by query (None: a run YAML's lists have none, its mappings have scores).
+    scored: bool | None = None

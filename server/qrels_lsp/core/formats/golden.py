@@ -12,6 +12,7 @@ from ..base.findings import Finding, Fix, Severity, TextEdit, declare
 from ..base.text import Span
 from ..model import Judgment, Qrels, Query, Ref
 from .format import Format
+from .golden_derived import read_chunks, read_fusions
 from .golden_write import add_judgment
 from .yaml.context import keys_under
 from .yaml.scalar import rewrite_scalar
@@ -63,6 +64,8 @@ GOLDEN_KEYS: dict[str, str] = {
     "relevance_level": "Grades at or above this count as relevant (trec_eval -l). Default 1.",
     "runs": "Runs to score against this golden set: paths or globs relative to this file.",
     "compare_to": "The run the others are compared with, by name (`bm25` for the BM25 baseline).",
+    "fusions": "Runs fused from this golden set's runs: `- {name: hybrid, method: rrf, runs: [bm25, dense]}`.",
+    "chunks": 'How its runs\' chunk ids map to its documents: `{separator: "#"}` or `{pattern: ...}` with a group `doc`.',
     "queries": "Query id -> question, relevant documents, or `unanswerable: true`.",
     "description": "Free text about this golden set.",
 }
@@ -109,6 +112,10 @@ def parse_golden(text: str) -> Qrels:
         node = top["compare_to"][1]
         name = p.string(node, "`compare_to`")
         qrels.compare_to = Ref(name.strip(), node.span) if name and name.strip() else None
+    if "fusions" in top:
+        qrels.fusions = read_fusions(p, top["fusions"][1])
+    if "chunks" in top:
+        qrels.chunks = read_chunks(p, top["chunks"][1])
     if "description" in top:
         p.string(top["description"][1], "`description`")
     if "queries" in top:

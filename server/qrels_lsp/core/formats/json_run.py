@@ -83,4 +83,5 @@ FORMAT = Format(
     query_ids=query_ids,
     id_text=json_id_text,
     read_rankings=read_json_run,
+    scored=True,
 )

@@ -153,4 +153,5 @@ FORMAT = Format(
     parse=parse_msmarco_run,
     query_ids=_query_ids,
     read_rankings=read_msmarco_run,
+    scored=False,
 )

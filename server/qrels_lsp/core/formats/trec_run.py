@@ -332,4 +332,5 @@ FORMAT = Format(
     query_ids=first_fields,
     read_rankings=read_trec_run_ids,
     run_tag=trec_run_tag,
+    scored=True,
 )

@@ -9,7 +9,7 @@ corpora are cached; the owner invalidates them when files change.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +20,9 @@ from ..base.findings import Finding, Severity, declare, dropping, finding
 from ..base.globs import expand, has_magic
 from ..base.text import Span, decode
 from ..checks import CheckCache, CorpusState, check_golden, check_run
+from ..checks.run_chunks import QR209, matches_no_document
 from ..checks.suppress import apply_suppressions
+from ..chunks import ChunkedRankings, ChunkRule, documents, mapper, scored_documents
 from ..compare import Comparer, Comparisons
 from ..coverage.pool import Pool, PoolCache
 from ..formats import detect, get, parse_as, run_yaml, trec_run
@@ -30,6 +32,7 @@ from ..formats.format import Format, Role
 from ..formats.run_yaml import qrels_named
 from ..formats.topics import Topics, parse_topics
 from ..formats.trec_stream import StreamStats, all_taken, stream_rankings
+from ..fusion import Fuser, Fusion, Input
 from ..metrics import (
     Evaluation,
     Metric,
@@ -45,6 +48,7 @@ from ..search.baseline import BASELINE_NAME, BaselineCache
 from ..search.indexes import IndexCache
 from .comparing import QR115, BaseChoice, choose_base, compare_runs
 from .config import Config, QrelsBinding
+from .fusing import resolve as resolve_fusion
 from .incremental import EntryEdit, reparse
 from .judging import pool_of
 
@@ -87,6 +91,13 @@ class RunResult:
     error: str | None = None
     rankings: dict[str, list[str]] = field(default_factory=dict)  # qid -> ids, evaluation order
     baseline: bool = False  # the BM25 baseline, computed from the corpus, not read from a file
+    fusion: Fusion | None = None  # a fused run: how it was made from the golden set's runs
+    scores: dict[str, list[float]] | None = None  # a fused run's scores, in ``rankings`` order
+
+    @property
+    def from_file(self) -> bool:
+        """Read from the file at ``path`` (not the BM25 baseline, not a fused run)."""
+        return not self.baseline and self.fusion is None
 
 
 RunReading = tuple[Path, str, "Format"]
@@ -163,6 +174,8 @@ class QrelsContext:
     unanswerable: set[str] = field(default_factory=set)
     grades_since: Since | None = None  # how ``grades`` was made from the last ones, if it was
     compare_to: Ref | None = None  # the base run asked for (a golden set's key, the config's)
+    fusions: list[Fusion] = field(default_factory=list)  # runs fused from its runs
+    chunks: ChunkRule | None = None  # how its runs' ids map to its documents (runs of chunks)
     alpha: float = 0.05
     min_difference: float = 0.05
     min_judged: float = 0.9  # the judged@k below which the header warns
@@ -276,11 +289,14 @@ class Project:
         self._baselines = BaselineCache()
         # Per-file caches that make an edit cost what it touched (see core/project/incremental.py).
         self._checks: dict[Path, CheckCache] = {}
-        self._scores: dict[tuple[Path, Path | None], ScoreCache] = {}
+        self._scores: dict[tuple[Path, Path | str | None], ScoreCache] = {}
         self._comparers: dict[Path, Comparer] = {}  # per golden set: resampling kept per edit
         self._pools: dict[Path, PoolCache] = {}  # per golden set: each question's unjudged pairs
         self._rankings: dict[Path, tuple[Run, dict[str, list[str]]]] = {}
         self._fast_runs: dict[Path, tuple[str, dict[str, list[str]], str | None]] = {}
+        self._chunked: dict[Path, ChunkedRankings] = {}  # per run: its rankings of documents
+        self._run_scores: dict[Path, tuple[object, object, dict[str, list[float]]]] = {}
+        self._fusers: dict[tuple[Path, str], Fuser] = {}  # per golden set and fused run
         self._reader = read
         self.boundary = boundary
         self.progress = progress
@@ -504,6 +520,8 @@ class Project:
             unanswerable=judged.unanswerable,
             grades_since=judged.since,
             compare_to=_compare_to(qrels, binding, self.config),
+            fusions=_fusions(qrels, binding, self.config),
+            chunks=qrels.chunks or (binding.chunks if binding else None) or self.config.chunks,
             alpha=self.config.alpha,
             min_difference=self.config.min_difference,
             min_judged=self.config.min_judged,
@@ -603,9 +621,8 @@ class Project:
             streamed = self._streamed_run(ctx, path)
             if streamed is not None:
                 return streamed
-        run, rankings, error, name = self._read_run(path, fast=fast)
-        evaluation = self._evaluate(ctx, rankings, path)
-        return RunResult(resolve(path), name, run, evaluation, error, rankings)
+        run, rankings, error, name = self.read_run(path, fast=fast)
+        return self._scored(ctx, path, run, rankings, error, name)
 
     def _streamed_run(self, ctx: QrelsContext, path: Path) -> RunResult | None:
         """A TREC run larger than ``stream_over``, scored as it is read, a block of queries at
@@ -626,9 +643,13 @@ class Project:
         if detect(path, text, self.config, "run") is not trec_run.FORMAT:
             return None
         stats = StreamStats()
+        stream = stream_rankings(path, stats, chunk_bytes=self.stream_over)
+        if ctx.chunks is not None:  # chunks to documents, a query at a time
+            doc_of = mapper(ctx.chunks)
+            stream = ({q: documents(r, doc_of) for q, r in part.items()} for part in stream)
         evaluation = evaluate_stream(
             ctx.grades,
-            stream_rankings(path, stats, chunk_bytes=self.stream_over),
+            stream,
             ctx.metrics,
             level=ctx.level,
             unanswerable=ctx.unanswerable,
@@ -639,7 +660,7 @@ class Project:
             error = f"{_read_as(trec_run.FORMAT.name)}, it holds no ranking" + _why(stats.dropped)
         return RunResult(resolve(path), run_name(path, None), None, evaluation, error)
 
-    def _read_run(
+    def read_run(
         self, path: Path, *, fast: bool
     ) -> tuple[Run | None, dict[str, list[str]], str | None, str]:
         """A run's (model, rankings, why it cannot be scored, name): a file that cannot be
@@ -669,7 +690,7 @@ class Project:
     def runid(self, result: RunResult) -> str:
         """A run's own name as trec_eval prints it (runid): a TREC run's tag column, else
         the name qrels-lsp gives it."""
-        if result.baseline:
+        if not result.from_file:
             return result.name
         streamed = self._streams.get(result.path)
         if streamed is not None:
@@ -736,8 +757,9 @@ class Project:
                     self._names[path] = self._named_by(path, ref)
             self._run_files = loaded.files
 
-    def _score_cache(self, golden: Path, run: Path | None) -> ScoreCache:
-        key = (resolve(golden), resolve(run) if run is not None else None)
+    def _score_cache(self, golden: Path, run: Path | str | None) -> ScoreCache:
+        """A run's (a fused run's, by its name; the baseline's, None) score cache."""
+        key = (resolve(golden), resolve(run) if isinstance(run, Path) else run)
         return self._scores.setdefault(key, ScoreCache())
 
     def _ranked_ids(self, path: Path, run: Run | None) -> dict[str, list[str]]:
@@ -753,11 +775,27 @@ class Project:
         self._rankings[key] = (run, rankings)
         return rankings
 
+    def _scored(
+        self,
+        ctx: QrelsContext,
+        path: Path,
+        run: Run | None,
+        rankings: dict[str, list[str]],
+        error: str | None,
+        name: str,
+    ) -> RunResult:
+        if ctx.chunks is not None:
+            rankings = self._chunked.setdefault(resolve(path), ChunkedRankings()).of(
+                rankings, ctx.chunks
+            )
+        evaluation = self._evaluate(ctx, rankings, path)
+        return RunResult(resolve(path), name, run, evaluation, error, rankings)
+
     def _evaluate(
         self,
         ctx: QrelsContext,
         rankings: dict[str, list[str]],
-        run: Path | None,
+        run: Path | str | None,
         since: Since | None = None,
     ) -> Evaluation:
         """A run's (or, for None, the baseline's) scores, through its own score cache."""
@@ -821,14 +859,21 @@ class Project:
             )
             # A golden set needs its runs' rankings, not their span models (a TREC run of a
             # million lines would be a million objects): the run's own file has those.
-            runs = self.golden_runs(own, pending=pending) if with_runs else []
-            loading = [p.name for p, _text, _fmt in pending.runs] if pending else []
+            fused: list[Finding] = []
+            loading: list[str] = []
+            if with_runs:
+                runs = self.golden_runs(own, pending=pending, problems=fused)
+                loading = [p.name for p, _text, _fmt in pending.runs] if pending else []
+            else:
+                runs = []
+                self.fused_runs(own, self._named_runs(own), fused, make=False)
+            found += fused + self._chunk_findings(own, runs)
             # Why a listed run cannot be scored: from its scoring, or (`check`, which scores
             # nothing) from reading it.
             if with_runs:
-                unscored = {r.path: r.error for r in runs if not r.baseline}
+                unscored = {r.path: r.error for r in runs if r.from_file}
             else:
-                unscored = {resolve(p): self._read_run(p, fast=True)[2] for p in own.run_paths}
+                unscored = {resolve(p): self.read_run(p, fast=True)[2] for p in own.run_paths}
             base = choose_base(own, runs) if with_runs else BaseChoice(None)
             if base.problem is not None and model.compare_to is not None and not pending:
                 found.append(finding(QR115, model.compare_to.span, base.problem + "."))
@@ -881,6 +926,8 @@ class Project:
             unbound_reason=reason,
             text=text,
             beside=self._golden_beside(path) if ctx is None else (),
+            chunks=ctx.chunks if ctx else None,
+            name=run_name(path, model),
         )
         runs = [self.score_run(ctx, path)] if ctx is not None else []
         found += _replacement_characters(text)
@@ -937,11 +984,16 @@ class Project:
         return job
 
     def golden_runs(
-        self, ctx: QrelsContext, own: RunResult | None = None, pending: Pending | None = None
+        self,
+        ctx: QrelsContext,
+        own: RunResult | None = None,
+        pending: Pending | None = None,
+        problems: list[Finding] | None = None,
     ) -> list[RunResult]:
-        """A golden set's runs scored (``own``, the open run file's result, in its place) and its
-        BM25 baseline when it is ready: what its lenses compare. With ``pending``, a large run
-        not read yet is left to it instead of read now."""
+        """A golden set's runs scored (``own``, the open run file's result, in its place), its
+        BM25 baseline when it is ready and its fused runs: what its lenses compare, what `score`
+        and `compare` print. With ``pending``, a large run not read yet is left to it instead of
+        read now (and what is wrong with a fusion, said in ``problems``, waits for it too)."""
         runs = []
         for p in ctx.run_paths:
             if own is not None and own.path == resolve(p):
@@ -953,11 +1005,176 @@ class Project:
                 pending.runs.append(unread)
             else:
                 runs.append(self.score_run(ctx, p, fast=True))
-        if self.config.bm25_baseline:
-            base = self.baseline(ctx, build=self.build_indexes)
-            if base is not None:
-                runs.append(base)
-        return runs
+        loading = pending is not None and bool(pending.runs)
+        return self.context_runs(
+            ctx, runs, baseline=self.config.bm25_baseline, problems=None if loading else problems
+        )
+
+    def context_runs(
+        self,
+        ctx: QrelsContext,
+        runs: list[RunResult],
+        *,
+        baseline: bool,
+        problems: list[Finding] | None = None,
+        build: bool | None = None,
+    ) -> list[RunResult]:
+        """``runs`` (scored against ``ctx``), the BM25 baseline when ``baseline`` and it is
+        ready, then the fused runs the context declares that can be made from them: the one list
+        every view of a golden set's runs reads. What is wrong with a fusion is appended to
+        ``problems`` (findings in the golden set)."""
+        build = self.build_indexes if build is None else build
+        out = list(runs)
+        shown = self.baseline(ctx, build=build) if baseline else None
+        if shown is not None:
+            out.append(shown)
+        out += self.fused_runs(ctx, out, problems, build=build)
+        return out
+
+    def fused_runs(
+        self,
+        ctx: QrelsContext,
+        runs: list[RunResult],
+        problems: list[Finding] | None = None,
+        *,
+        build: bool = False,
+        make: bool = True,
+    ) -> list[RunResult]:
+        """The context's fused runs made from ``runs`` (each fusion may name the ones before
+        it); ``make=False`` only checks them (``check`` scores nothing)."""
+        pool = [r for r in runs if not r.error]
+        fused: list[RunResult] = []
+        for fusion in ctx.fusions:
+            done = resolve_fusion(
+                ctx,
+                fusion,
+                pool,
+                lambda r: self.has_scores(ctx, r),
+                lambda: self.baseline(ctx, build=build),
+            )
+            if problems is not None:
+                problems.extend(done.findings)
+            if done.inputs is None or not make:
+                continue
+            result = self._fused(ctx, fusion, done.inputs)
+            pool.append(result)
+            fused.append(result)
+        return fused
+
+    def _fused(self, ctx: QrelsContext, fusion: Fusion, inputs: tuple[RunResult, ...]) -> RunResult:
+        from ..fusion import METHODS
+
+        scored = METHODS[fusion.method].needs_scores
+        given = [Input(r.rankings, self.run_scores(ctx, r) if scored else None) for r in inputs]
+        fuser = self._fusers.setdefault((ctx.path, fusion.name), Fuser())
+        done = fuser.fuse(fusion.params, given)
+        evaluation = self._evaluate(ctx, done.rankings, f"fusion {fusion.name}", done.since)
+        return RunResult(
+            ctx.path,
+            fusion.name,
+            None,
+            evaluation,
+            None,
+            done.rankings,
+            fusion=fusion,
+            scores=done.scores,
+        )
+
+    def has_scores(self, ctx: QrelsContext, result: RunResult) -> bool:
+        """Whether every document ``result`` ranks has a score (a fusion by scores needs them)."""
+        if not result.from_file:
+            return True
+        text, _ = self.read(result.path)
+        fmt = detect(result.path, text, self.config, "run") if text is not None else None
+        if fmt is not None and fmt.scored is not None:
+            return fmt.scored
+        run = result.run if result.run is not None else self.read_run(result.path, fast=False)[0]
+        return run is not None and all(
+            d.score is not None for ranking in run.rankings.values() for d in ranking.docs
+        )
+
+    def run_scores(self, ctx: QrelsContext, result: RunResult) -> Mapping[str, Sequence[float]]:
+        """The scores of ``result``'s rankings (of documents, after any chunk mapping), in their
+        order; a run without scores (see :meth:`has_scores`) is never asked."""
+        if result.fusion is not None:
+            return result.scores or {}
+        if result.baseline:
+            return self._baselines.scores(ctx.qrels, result.rankings)
+        run = result.run if result.run is not None else self.read_run(result.path, fast=False)[0]
+        key = resolve(result.path)
+        hit = self._run_scores.get(key)
+        if hit is not None and hit[0] is run and hit[1] is result.rankings:
+            return hit[2]
+        doc_of = mapper(ctx.chunks) if ctx.chunks is not None else None
+        out: dict[str, list[float]] = {}
+        for qid, ranking in (run.rankings if run is not None else {}).items():
+            pairs = [(d.doc_id, d.score if d.score is not None else 0.0) for d in ranking.docs]
+            given = dict(scored_documents(pairs, doc_of) if doc_of is not None else pairs)
+            out[qid] = [given.get(d, 0.0) for d in result.rankings.get(qid, ())]
+        self._run_scores[key] = (run, result.rankings, out)
+        return out
+
+    def fusions_of(self, ctx: QrelsContext, runs: list[RunResult]) -> list[Fusion]:
+        """The context's fusions whose runs are all among ``runs`` (runs named on the command
+        line): each name is resolved against all of the golden set's runs, so that a fusion
+        means the same runs wherever it is made (`bm25` is not the BM25 baseline just because
+        the run file named `bm25` was left out). The BM25 baseline is the golden set's own: a
+        fusion naming it needs only its other runs."""
+        from .comparing import BASELINE_ALIASES, find_run
+
+        given = {r.path for r in runs if r.from_file}
+        every = [
+            RunResult(resolve(p), self._name_of(p), None, Evaluation(), None, {})
+            for p in ctx.run_paths
+        ]
+        kept: list[Fusion] = []
+        for fusion in ctx.fusions:
+            made = {f.name for f in kept}
+            for ref in fusion.runs:
+                hit = find_run(every, ref.value)
+                if hit is not None and hit.path not in given:
+                    break
+                named = ref.value in made or ref.value.strip().casefold() in BASELINE_ALIASES
+                if hit is None and not named:
+                    break
+            else:
+                kept.append(fusion)
+        return kept
+
+    def _name_of(self, path: Path) -> str:
+        """A run's name without scoring it (a run YAML is read for its `name:`)."""
+        if path.suffix.lower() not in (".yaml", ".yml"):
+            return run_name(path, None)
+        _kind, _text, model, _error = self.load(path, role="run")
+        return run_name(path, model if isinstance(model, Run) else None)
+
+    def _named_runs(self, ctx: QrelsContext) -> list[RunResult]:
+        """The golden set's runs by name, unscored (what ``check`` checks fusions against), and
+        its BM25 baseline when it has a corpus (its index is not built for that)."""
+        out = []
+        for p in ctx.run_paths:
+            run, rankings, error, name = self.read_run(p, fast=True)
+            out.append(RunResult(resolve(p), name, run, Evaluation(), error, rankings))
+        if self.config.bm25_baseline and isinstance(ctx.corpus, Corpus):
+            out.append(
+                RunResult(ctx.path, BASELINE_NAME, None, Evaluation(), None, {}, baseline=True)
+            )
+        return out
+
+    def _chunk_findings(self, ctx: QrelsContext, runs: list[RunResult]) -> list[Finding]:
+        """QR209 where the golden set writes `chunks:`, for each run whose ids its rule maps to
+        no document of the corpus (the rule is probably wrong for that run)."""
+        rule = ctx.chunks
+        if rule is None or not isinstance(ctx.corpus, Corpus):
+            return []
+        out = []
+        for r in runs:
+            if r.from_file and not r.error:
+                problem = matches_no_document(r.rankings, rule, ctx.corpus, r.name)
+                if problem is not None:
+                    span = rule.span if ctx.qrels.chunks is rule else Span(0, 0)
+                    out.append(finding(QR209, span, problem))
+        return out
 
     def _suppress(self, found: list[Finding], text: str) -> list[Finding]:
         kept = apply_suppressions(found, text, self.config.ignore)
@@ -1024,6 +1241,16 @@ def _attach_topics(qrels: Qrels, topics: Topics) -> None:
         topic = topics.get(qid)
         if topic is not None and query.question is None:
             query.question = topic.text
+
+
+def _fusions(qrels: Qrels, binding: QrelsBinding | None, config: Config) -> list[Fusion]:
+    """The fused runs asked for: the golden set's `fusions:`, else its `[[qrels]]` table's,
+    else the configuration's `[[fusions]]`."""
+    if qrels.fusions is not None:
+        return qrels.fusions
+    if binding is not None and binding.fusions is not None:
+        return list(binding.fusions)
+    return list(config.fusions)
 
 
 def _compare_to(qrels: Qrels, binding: QrelsBinding | None, config: Config) -> Ref | None:

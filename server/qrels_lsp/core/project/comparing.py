@@ -50,7 +50,8 @@ def find_run(runs: Sequence[RunResult], name: str) -> RunResult | None:
     for fold in (str, str.casefold):
         wanted = fold(name.strip())
         for r in usable:
-            names = [r.name] + ([*BASELINE_ALIASES] if r.baseline else [r.path.name])
+            names = [r.name] + ([*BASELINE_ALIASES] if r.baseline else [])
+            names += [r.path.name] if r.from_file else []
             if any(fold(n) == wanted for n in names):
                 return r
     return None

@@ -18,6 +18,9 @@ from typing import Any, Literal
 from ..base.files import MiB, read_regular
 from ..base.findings import Finding, Severity, declare, finding
 from ..base.text import LineIndex, Span, decode
+from ..chunks import ChunkRule, rule_problem
+from ..fusion.spec import FUSION_KEYS, MAX_FUSIONS, Fusion, value_problem
+from ..model import Ref
 
 declare(
     "QR401",
@@ -49,6 +52,8 @@ SETTINGS: dict[str, str] = {
     "bm25_baseline": "Score a BM25 baseline run beside the configured runs when a corpus is known. Default true.",
     "corpus_ids": 'What a folder corpus calls its documents: "path" (the path relative to the folder, `kb/1410.txt`) or "stem" (the same without the file extension, `kb/1410`). Default "path".',
     "qrels": "TREC/BEIR qrels files and what belongs to them: [[qrels]] path, topics, corpus, runs, k.",
+    "fusions": "Runs fused from each golden set's runs, as [[fusions]] tables: name, method (rrf, combsum, combmnz, wsum), runs, k, weights, norm, depth; a golden set's `fusions:` and a [[qrels]] table's `fusions` win.",
+    "chunks": 'How runs\' chunk ids map to documents: {separator = "#"} or {pattern = "(?P<doc>.+)::\\d+"}; a golden set\'s `chunks:` and a [[qrels]] table\'s `chunks` win. Default none.',
     "compare_to": 'The run every other run is compared with (its name, e.g. "bm25" or "dense"); a golden set\'s `compare_to:` wins. Default: the BM25 baseline when a corpus is known, else the first run.',
     "alpha": "Significance level of comparisons, after Holm-Bonferroni over the runs and metrics shown. Default 0.05.",
     "min_difference": "The smallest difference worth detecting: comparisons say how many questions would detect it (power 0.8). Default 0.05.",
@@ -70,6 +75,8 @@ QRELS_SETTINGS: dict[str, str] = {
     "runs": "Runs scored against it: paths or globs.",
     "k": "Its default cutoff.",
     "compare_to": "The run its other runs are compared with.",
+    "fusions": "Runs fused from its runs ([[qrels.fusions]] tables: name, method, runs, k, weights, norm, depth).",
+    "chunks": 'How its runs\' chunk ids map to its documents: {separator = "#"} or {pattern = "..."}.',
 }
 
 
@@ -83,6 +90,8 @@ class QrelsBinding:
     runs: tuple[str, ...] = ()
     k: int | None = None
     compare_to: str | None = None
+    fusions: tuple[Fusion, ...] | None = None  # (None: none given; the configuration's apply)
+    chunks: ChunkRule | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +107,8 @@ class Config:
     compare_to: str | None = None  # the base run of comparisons (None: the default choice)
     alpha: float = 0.05
     min_difference: float = 0.05
+    fusions: tuple[Fusion, ...] = ()  # for every golden set that declares none of its own
+    chunks: ChunkRule | None = None  # for every golden set that declares none of its own
     min_judged: float = 0.9
     pool_depth: int = 10
     blind_judging: bool = False
@@ -297,8 +308,14 @@ def config_from_mapping(
                 bad(key, 'expected "path" or "stem"')
             else:
                 values[key] = value
+        elif key == "fusions":
+            values[key] = _fusions(value, f"`[[fusions]]` of {where.name}", bad)
+        elif key == "chunks":
+            rule = _chunks(value, f"`chunks` of {where.name}", lambda m: bad("chunks", m))
+            if rule is not None:
+                values[key] = rule
         elif key == "qrels":
-            values[key] = _bindings(value, base.root or Path("."), bad)
+            values[key] = _bindings(value, base.root or Path("."), bad, where.name)
         elif key == "allow_outside":
             if not trusted:
                 bad(
@@ -373,7 +390,77 @@ def _path_value(root: Path, value: Any) -> Path | None:
     return Path(os.path.abspath(root / value))
 
 
-def _bindings(value: Any, root: Path, bad: Any) -> tuple[QrelsBinding, ...]:
+def _chunks(value: Any, origin: str, bad: Any) -> ChunkRule | None:
+    """A ``chunks`` table: ``{separator = "#"}`` or ``{pattern = "..."}``."""
+    if not isinstance(value, dict) or set(value) - {"separator", "pattern"}:
+        bad('expected {separator = "#"} or {pattern = "(?P<doc>.+)::\\d+"}')
+        return None
+    problem = rule_problem(value.get("separator"), value.get("pattern"))
+    if problem is not None:
+        bad(problem)
+        return None
+    return ChunkRule(value.get("separator"), value.get("pattern"), origin=origin)
+
+
+def _fusions(value: Any, origin: str, bad: Any) -> tuple[Fusion, ...]:
+    """``[[fusions]]`` tables (each as a golden set's `fusions:` entry); a bad one is left out."""
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        bad("fusions", "expected [[fusions]] tables")
+        return ()
+    if len(value) > MAX_FUSIONS:
+        bad("fusions", f"{len(value):,} [[fusions]] tables, more than {MAX_FUSIONS}")
+        return ()
+    out = []
+    for table in value:
+        fusion = _fusion(table, origin, lambda m: bad("fusions", m))
+        if fusion is not None:
+            out.append(fusion)
+    return tuple(out)
+
+
+def _fusion(table: dict[str, Any], origin: str, bad: Any) -> Fusion | None:
+    name = table.get("name")
+    if not isinstance(name, str) or not name.strip() or "\0" in name:
+        bad('each [[fusions]] needs `name = "..."`')
+        return None
+    label = f"fusion `{_shown(name)}`"
+    unknown = set(table) - set(FUSION_KEYS)
+    if unknown:
+        names = ", ".join(_shown(u) for u in sorted(map(str, unknown))[:10])
+        bad(f"{label}: unknown keys {names}; known: {', '.join(FUSION_KEYS)}")
+        return None
+    runs: list[str] = table.get("runs") or []
+    if not _strings(runs) or len(runs) < 2:
+        bad(f"{label}: `runs` must list two run names or more")
+        return None
+    if "method" not in table:
+        bad(f"{label}: `method` is missing (rrf, combsum, combmnz or wsum)")
+        return None
+    for key in ("method", "k", "weights", "norm", "depth"):
+        if key in table:
+            problem = value_problem(key, table[key])
+            if problem is not None:
+                bad(f"{label}: {problem}")
+                return None
+    weights = table.get("weights")
+    return Fusion(
+        name=name.strip(),
+        method=table["method"],
+        runs=tuple(Ref(r.strip(), Span(0, 0)) for r in runs),
+        k=float(table.get("k", 60)),
+        weights=tuple(float(w) for w in weights) if weights is not None else None,
+        norm=table.get("norm"),
+        depth=table.get("depth"),
+        given=frozenset(table),
+        origin=origin,
+    )
+
+
+def _bindings(
+    value: Any, root: Path, bad: Any, source: str = "settings"
+) -> tuple[QrelsBinding, ...]:
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
@@ -403,6 +490,17 @@ def _bindings(value: Any, root: Path, bad: Any) -> tuple[QrelsBinding, ...]:
         if compare_to is not None and not (isinstance(compare_to, str) and compare_to.strip()):
             bad("qrels", f"`compare_to` of {path.name}: expected a run's name")
             compare_to = None
+        where = f"the [[qrels]] table of {path.name} in {source}"
+        fusions = (
+            _fusions(table["fusions"], f"`fusions` of {where}", bad) if "fusions" in table else None
+        )
+        chunks = None
+        if "chunks" in table:
+            chunks = _chunks(
+                table["chunks"],
+                f"`chunks` of {where}",
+                lambda m, name=path.name: bad("qrels", f"`chunks` of {name}: {m}"),
+            )
         out.append(
             QrelsBinding(
                 path=_resolved(path),
@@ -411,6 +509,8 @@ def _bindings(value: Any, root: Path, bad: Any) -> tuple[QrelsBinding, ...]:
                 runs=tuple(runs),
                 k=k if isinstance(k, int) and not isinstance(k, bool) and k > 0 else None,
                 compare_to=compare_to.strip() if compare_to is not None else None,
+                fusions=fusions,
+                chunks=chunks,
             )
         )
     return tuple(out)

@@ -10,6 +10,7 @@ Rankings are cached per question text: an edit to one question re-scores that qu
 from __future__ import annotations
 
 import threading
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,8 @@ class BaselineCache:
         self._index: BM25Index | None = None
         self._depth = 0
         self._rankings: dict[str, list[str]] = {}
+        # Each ranking's BM25 scores, in its order, 8 bytes each (a fusion by scores needs them).
+        self._scores: dict[str, array[float]] = {}
         self._last: tuple[Qrels, dict[str, list[str]]] | None = None  # for edits of one entry
         self._lock = threading.Lock()
 
@@ -48,6 +51,7 @@ class BaselineCache:
         with self._lock:
             if index is not self._index or depth != self._depth:
                 self._index, self._depth, self._rankings = index, depth, {}
+                self._scores = {}
                 self._last = None
             derived = self._derived(qrels, edit)
             since = derived[1] if derived is not None else None
@@ -55,6 +59,7 @@ class BaselineCache:
             if len(self._rankings) > 2 * len(out) + 64:  # each keystroke in a question adds one
                 used = {(q.question or "").strip() for q in qrels.queries.values()}
                 self._rankings = {t: r for t, r in self._rankings.items() if t in used}
+                self._scores = {t: s for t, s in self._scores.items() if t in used}
             self._last = (qrels, out)
             return out, since
 
@@ -72,6 +77,7 @@ class BaselineCache:
         with self._lock:
             if index is not self._index or depth != self._depth:
                 self._index, self._depth, self._rankings = index, depth, {}
+                self._scores = {}
                 self._last = None
         for question in questions:
             text = (question or "").strip()
@@ -79,11 +85,23 @@ class BaselineCache:
                 continue
             if pause is not None:
                 pause()
-            ranking = trec_eval_order(index.top_ids(tokenize(text), depth))
+            scored = dict(index.top_ids(tokenize(text), depth))
+            ranking = trec_eval_order(scored.items())
             with self._lock:
                 if index is not self._index or depth != self._depth:
                     return  # another index came meanwhile
                 self._rankings[text] = ranking
+                self._scores[text] = array("d", (scored[d] for d in ranking))
+
+    def scores(self, qrels: Qrels, rankings: dict[str, list[str]]) -> dict[str, array[float]]:
+        """The BM25 score of each document of ``rankings`` (what :meth:`rankings` returned for
+        ``qrels``), in the same order."""
+        with self._lock:
+            out: dict[str, array[float]] = {}
+            for qid in rankings:
+                text = (qrels.queries[qid].question or "").strip()
+                out[qid] = self._scores[text]
+            return out
 
     def _all(self, qrels: Qrels) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -118,8 +136,10 @@ class BaselineCache:
             return None
         ranking = self._rankings.get(text)
         if ranking is None:
-            ranking = trec_eval_order(self._index.top_ids(tokenize(text), self._depth))
+            scored = dict(self._index.top_ids(tokenize(text), self._depth))
+            ranking = trec_eval_order(scored.items())
             self._rankings[text] = ranking
+            self._scores[text] = array("d", (scored[d] for d in ranking))
         return ranking
 
 
