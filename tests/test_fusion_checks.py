@@ -311,3 +311,97 @@ def test_the_gate_takes_a_fused_run_and_a_run_of_chunks_by_name(tmp_path: Path) 
         )
         assert done.returncode in (0, 1), done.stderr
         assert head in done.stdout and ("pass" in done.stdout or "fail" in done.stdout)
+
+
+# -- the review of issue 18 ----------------------------------------------------------------------
+
+
+def test_a_method_or_norm_written_as_a_list_is_qr004_not_a_crash(tmp_path: Path) -> None:
+    root = workspace(tmp_path, "fusions: [{name: f, method: [rrf], runs: [lists, plain]}]")
+    assert at(analyse(root), "QR004")
+    (root / "qrels-lsp.toml").write_text(
+        '[[fusions]]\nname = "g"\nnorm = ["x"]\nruns = ["a", "b"]\n'
+    )
+    from qrels_lsp.core.project.config import load_config as load
+
+    config = load(root)
+    assert any(f.code == "QR401" for f in config.findings)
+
+
+def test_a_fusion_fuses_at_most_a_hundred_runs(tmp_path: Path) -> None:
+    many = ", ".join(["lists"] * 101)
+    root = workspace(tmp_path, f"fusions: [{{name: f, method: rrf, runs: [{many}]}}]")
+    assert any("at most 100" in message for _text, message in at(analyse(root), "QR004"))
+
+
+def test_a_chunk_pattern_too_large_for_re2_is_refused(tmp_path: Path) -> None:
+    from qrels_lsp.core.chunks import rule_problem
+
+    assert "too large" in (rule_problem(None, "(?P<doc>.{1000}.{1000}.{1000})") or "")
+    assert rule_problem(None, r"(?P<doc>.+)#\d+") is None
+
+
+@pytest.mark.parametrize("name", ["BM25", "plain.trec", "Lists"])
+def test_a_name_any_run_answers_to_is_taken(tmp_path: Path, name: str) -> None:
+    root = workspace(tmp_path, f"fusions: [{{name: {name}, method: rrf, runs: [lists, plain]}}]")
+    assert at(analyse(root), "QR119"), name
+
+
+def test_a_streamed_run_a_fusion_names_is_read_whole(tmp_path: Path) -> None:
+    """On the command line a run larger than `stream_over` is streamed; one a fusion names is
+    read whole instead, so the fused run has its rankings (streamed, it would fuse as empty)."""
+    root = workspace(tmp_path, "fusions: [{name: f, method: rrf, runs: [lists, plain]}]")
+    config = load_config(root)
+    whole = Project(config, boundary=Boundary.of([root]))
+    streamed = Project(config, boundary=Boundary.of([root]), stream_over=10)
+    results = []
+    for project in (whole, streamed):
+        analysis = project.analyse(root / "g.qrels.yaml")
+        assert analysis is not None
+        results.append({r.name: r.rankings for r in analysis.runs if r.fusion is not None})
+    assert results[0] == results[1] and results[0]["f"]
+
+
+def test_a_fusion_waits_for_a_run_file_still_loading_not_for_the_baseline(tmp_path: Path) -> None:
+    """`bm25` names the file bm25.trec when there is one: while the editor is still reading it
+    (a large run is read after the golden set's own findings), the fusion waits for it rather
+    than take the BM25 baseline."""
+    root = workspace(tmp_path, "fusions: [{name: hybrid, method: rrf, runs: [bm25, lists]}]")
+    lines = "".join(
+        f"q{q} Q0 d{i:06d} {i} {100000 - i} t\n" for q in (1, 2) for i in range(1, 20000)
+    )
+    (root / "runs" / "bm25.trec").write_text("q1 Q0 pairing.md 1 200000 t\n" + lines)
+    from qrels_lsp.core.project.analysis import read_pending
+
+    project = Project(load_config(root), boundary=Boundary.of([root]), build_indexes=True)
+    first = project.analyse(root / "g.qrels.yaml", defer=True)
+    assert first is not None and first.pending and first.pending.runs
+    assert "hybrid" not in [r.name for r in first.runs]  # waiting, not made from the baseline
+    project.provide(read_pending(first.pending))
+    second = project.analyse(root / "g.qrels.yaml", defer=True)
+    assert second is not None
+    hybrid = next(r for r in second.runs if r.name == "hybrid")
+    assert hybrid.rankings["q1"][0] == "pairing.md"  # the file's first document, fused
+
+
+def test_renaming_a_fusion_keeps_no_fuser_of_the_old_names(tmp_path: Path) -> None:
+    root = workspace(tmp_path, "fusions: [{name: f, method: rrf, runs: [lists, plain]}]")
+    project = Project(load_config(root), boundary=Boundary.of([root]))
+    golden = root / "g.qrels.yaml"
+    for name in ("f", "fu", "fus", "fusi"):
+        golden.write_text(
+            GOLDEN.format(keys=f"fusions: [{{name: {name}, method: rrf, runs: [lists, plain]}}]")
+        )
+        project.forget(golden)
+        assert project.analyse(golden) is not None
+    assert [k[1] for k in project._fusers] == ["fusi"]
+
+
+def test_fuse_takes_finite_numbers_only(tmp_path: Path) -> None:
+    root = workspace(tmp_path, "")
+    for flags in (["--method", "wsum", "--weights", "nan,1"], ["--k", "inf"]):
+        r = subprocess.run(
+            [*CLI, "fuse", root / "runs" / "scores.run.yaml", root / "runs" / "plain.trec", *flags, "-o", tmp_path / "f.trec"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert r.returncode == 2, (flags, r.stderr)

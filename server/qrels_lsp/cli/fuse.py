@@ -85,17 +85,19 @@ def run(args: argparse.Namespace) -> int:
 
 def _params(args: argparse.Namespace) -> Params:
     from ..core.fusion import DEFAULT_NORM, DEFAULT_RRF_K, Params
+    from ..core.fusion.spec import value_problem
 
-    if args.depth is not None and args.depth < 1:
-        raise UsageError("--depth must be a positive integer")
-    if args.k is not None and not args.k >= 0:
-        raise UsageError("--k must be 0 or more")
     weights = None
     if args.weights is not None:
         try:
             weights = tuple(float(w) for w in args.weights.split(","))
         except ValueError as exc:
             raise UsageError(f"--weights: numbers, comma-separated ({exc})") from exc
+    # the same rules as a golden set's and the configuration's fusions (finite numbers)
+    for key, value in (("depth", args.depth), ("k", args.k), ("weights", weights)):
+        problem = value_problem(key, value) if value is not None else None
+        if problem is not None:
+            raise UsageError(f"--{key}: {problem.replace(f'`{key}` ', '', 1)}")
     if args.method == "wsum":
         if weights is None or len(weights) != len(args.runs):
             raise UsageError(f"wsum needs --weights, one per run ({len(args.runs)})")

@@ -25,6 +25,11 @@ from .base.text import Span
 MAX_PATTERN = 1000
 """Characters of a chunk pattern (RE2 also caps what a compiled pattern may take: 8 MB)."""
 MAX_SEPARATOR = 100
+MAX_PROGRAM = 2000
+"""RE2 program size of a pattern: matching is linear in the id, with this as its constant
+(`.{1000}.{1000}.{1000}` is 24,006 and costs 900 times a plain rule per id)."""
+MAX_MATCHED = 512
+"""Characters of a chunk id matched against a pattern; a longer id is its own document."""
 DocOf = Callable[[str], str]
 
 
@@ -75,6 +80,11 @@ def rule_problem(separator: object, pattern: object) -> str | None:
     compiled = _compile(pattern)
     if isinstance(compiled, str):
         return f"`pattern` is not a regular expression RE2 reads ({compiled})"
+    if compiled.programsize > MAX_PROGRAM:
+        return (
+            f"`pattern` is too large a program for RE2 ({compiled.programsize:,} > "
+            f"{MAX_PROGRAM:,}): a rule that splits an id needs no counted repeats"
+        )
     if "doc" not in compiled.groupindex:
         return "`pattern` needs a named group `doc`, the document's id: `(?P<doc>.+)#\\d+`"
     return None
@@ -118,7 +128,7 @@ def mapper(rule: ChunkRule) -> DocOf:
         doc = known.get(chunk_id)
         if doc is None:
             try:
-                found = compiled.search(chunk_id)
+                found = compiled.search(chunk_id) if len(chunk_id) <= MAX_MATCHED else None
             except UnicodeEncodeError:  # an id read from invalid UTF-8: no document in it
                 found = None
             doc = (found.group("doc") if found is not None else None) or chunk_id

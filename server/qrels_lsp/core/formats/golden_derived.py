@@ -6,7 +6,7 @@ the shape is checked here; the names of runs, once the golden set's runs are kno
 from __future__ import annotations
 
 from ..chunks import ChunkRule, rule_problem
-from ..fusion.spec import FUSION_KEYS, MAX_FUSIONS, Fusion, value_problem
+from ..fusion.spec import FUSION_KEYS, MAX_FUSED_RUNS, MAX_FUSIONS, Fusion, value_problem
 from ..model import Ref
 from .yaml.shape import ShapeReader
 from .yaml.tree import YMap, YNode, YScalar, YSeq, describe
@@ -133,6 +133,9 @@ def _run_names(p: ShapeReader, node: YNode) -> list[Ref] | None:
             node.span,
             "A fusion's `runs` names two runs or more (a run fused alone is itself).",
         )
+        return None
+    if len(refs) > MAX_FUSED_RUNS:  # each input costs every fused query on every edit
+        p.add("QR004", node.span, f"A fusion fuses at most {MAX_FUSED_RUNS} runs.")
         return None
     return refs
 

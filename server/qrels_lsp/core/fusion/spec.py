@@ -89,10 +89,10 @@ def value_problem(key: str, value: object) -> str | None:
     """Why ``value`` cannot be a fusion's ``key`` (None: it can); the same words for YAML and
     TOML. ``runs`` and ``name`` are checked by their readers (spans, text)."""
     if key == "method":
-        if value not in METHODS:
+        if not isinstance(value, str) or value not in METHODS:
             return f"`method` must be one of {', '.join(METHODS)}"
     elif key == "norm":
-        if value not in NORMS:
+        if not isinstance(value, str) or value not in NORMS:
             return f"`norm` must be one of {', '.join(NORMS)}"
     elif key == "k":
         if not _number(value) or value < 0:  # type: ignore[operator]

@@ -32,7 +32,7 @@ from ..formats.format import Format, Role
 from ..formats.run_yaml import qrels_named
 from ..formats.topics import Topics, parse_topics
 from ..formats.trec_stream import StreamStats, all_taken, stream_rankings
-from ..fusion import Fuser, Fusion, Input
+from ..fusion import METHODS, Fuser, Fusion, Input
 from ..metrics import (
     Evaluation,
     Metric,
@@ -46,7 +46,7 @@ from ..metrics import (
 from ..model import FileKind, Qrels, Ref, Run
 from ..search.baseline import BASELINE_NAME, BaselineCache
 from ..search.indexes import IndexCache
-from .comparing import QR115, BaseChoice, choose_base, compare_runs
+from .comparing import BASELINE_ALIASES, QR115, BaseChoice, choose_base, compare_runs, find_run
 from .config import Config, QrelsBinding
 from .fusing import resolve as resolve_fusion
 from .incremental import EntryEdit, reparse
@@ -628,7 +628,7 @@ class Project:
         """A TREC run larger than ``stream_over``, scored as it is read, a block of queries at
         a time (:mod:`..formats.trec_stream`); None for any other file (read whole)."""
         assert self.stream_over is not None
-        if not self.boundary.allows(path):
+        if not self.boundary.allows(path) or self._fused_input(ctx, path):
             return None
         try:
             if os.stat(path).st_size <= self.stream_over:
@@ -659,6 +659,14 @@ class Project:
         if error is None and not stats.queries:
             error = f"{_read_as(trec_run.FORMAT.name)}, it holds no ranking" + _why(stats.dropped)
         return RunResult(resolve(path), run_name(path, None), None, evaluation, error)
+
+    def _fused_input(self, ctx: QrelsContext, path: Path) -> bool:
+        """Whether a fusion of the golden set names the run at ``path``: a fused run needs its
+        rankings, which a streamed run does not keep."""
+        if not ctx.fusions:
+            return False
+        probe = [RunResult(resolve(path), self._name_of(path), None, Evaluation(), None, {})]
+        return any(find_run(probe, ref.value) is not None for f in ctx.fusions for ref in f.runs)
 
     def read_run(
         self, path: Path, *, fast: bool
@@ -1005,9 +1013,17 @@ class Project:
                 pending.runs.append(unread)
             else:
                 runs.append(self.score_run(ctx, p, fast=True))
-        loading = pending is not None and bool(pending.runs)
+        loading = [
+            RunResult(p, (fmt.named(text) if fmt.named else None) or run_name(p, None),
+                      None, Evaluation(), None, {})
+            for p, text, fmt in (pending.runs if pending is not None else ())
+        ]  # fmt: skip
         return self.context_runs(
-            ctx, runs, baseline=self.config.bm25_baseline, problems=None if loading else problems
+            ctx,
+            runs,
+            baseline=self.config.bm25_baseline,
+            problems=None if loading else problems,
+            loading=loading,
         )
 
     def context_runs(
@@ -1018,17 +1034,19 @@ class Project:
         baseline: bool,
         problems: list[Finding] | None = None,
         build: bool | None = None,
+        loading: Sequence[RunResult] = (),
     ) -> list[RunResult]:
         """``runs`` (scored against ``ctx``), the BM25 baseline when ``baseline`` and it is
         ready, then the fused runs the context declares that can be made from them: the one list
         every view of a golden set's runs reads. What is wrong with a fusion is appended to
-        ``problems`` (findings in the golden set)."""
+        ``problems`` (findings in the golden set); a fusion naming one of ``loading`` (runs still
+        being read) waits for it."""
         build = self.build_indexes if build is None else build
         out = list(runs)
         shown = self.baseline(ctx, build=build) if baseline else None
         if shown is not None:
             out.append(shown)
-        out += self.fused_runs(ctx, out, problems, build=build)
+        out += self.fused_runs(ctx, out, problems, build=build, loading=loading)
         return out
 
     def fused_runs(
@@ -1039,11 +1057,13 @@ class Project:
         *,
         build: bool = False,
         make: bool = True,
+        loading: Sequence[RunResult] = (),
     ) -> list[RunResult]:
         """The context's fused runs made from ``runs`` (each fusion may name the ones before
         it); ``make=False`` only checks them (``check`` scores nothing)."""
         pool = [r for r in runs if not r.error]
         fused: list[RunResult] = []
+        self._forget_fusions(ctx)
         for fusion in ctx.fusions:
             done = resolve_fusion(
                 ctx,
@@ -1051,6 +1071,7 @@ class Project:
                 pool,
                 lambda r: self.has_scores(ctx, r),
                 lambda: self.baseline(ctx, build=build),
+                loading,
             )
             if problems is not None:
                 problems.extend(done.findings)
@@ -1061,9 +1082,23 @@ class Project:
             fused.append(result)
         return fused
 
-    def _fused(self, ctx: QrelsContext, fusion: Fusion, inputs: tuple[RunResult, ...]) -> RunResult:
-        from ..fusion import METHODS
+    def _forget_fusions(self, ctx: QrelsContext) -> None:
+        """Drop what was kept for fusions the golden set no longer declares (each keystroke in
+        a fusion's `name:` made a new one: a Fuser and a score cache of every question)."""
+        declared = {f.name for f in ctx.fusions}
+        for fuser in [k for k in self._fusers if k[0] == ctx.path and k[1] not in declared]:
+            del self._fusers[fuser]
+        golden = resolve(ctx.path)
+        for key in list(self._scores):
+            run = key[1]
+            if (
+                key[0] == golden
+                and isinstance(run, str)
+                and run.removeprefix("fusion ") not in declared
+            ):
+                del self._scores[key]
 
+    def _fused(self, ctx: QrelsContext, fusion: Fusion, inputs: tuple[RunResult, ...]) -> RunResult:
         scored = METHODS[fusion.method].needs_scores
         given = [Input(r.rankings, self.run_scores(ctx, r) if scored else None) for r in inputs]
         fuser = self._fusers.setdefault((ctx.path, fusion.name), Fuser())
@@ -1120,8 +1155,6 @@ class Project:
         means the same runs wherever it is made (`bm25` is not the BM25 baseline just because
         the run file named `bm25` was left out). The BM25 baseline is the golden set's own: a
         fusion naming it needs only its other runs."""
-        from .comparing import BASELINE_ALIASES, find_run
-
         given = {r.path for r in runs if r.from_file}
         every = [
             RunResult(resolve(p), self._name_of(p), None, Evaluation(), None, {})

@@ -19,7 +19,7 @@ from ..base.files import MiB, read_regular
 from ..base.findings import Finding, Severity, declare, finding
 from ..base.text import LineIndex, Span, decode
 from ..chunks import ChunkRule, rule_problem
-from ..fusion.spec import FUSION_KEYS, MAX_FUSIONS, Fusion, value_problem
+from ..fusion.spec import FUSION_KEYS, MAX_FUSED_RUNS, MAX_FUSIONS, Fusion, value_problem
 from ..model import Ref
 
 declare(
@@ -432,8 +432,8 @@ def _fusion(table: dict[str, Any], origin: str, bad: Any) -> Fusion | None:
         bad(f"{label}: unknown keys {names}; known: {', '.join(FUSION_KEYS)}")
         return None
     runs: list[str] = table.get("runs") or []
-    if not _strings(runs) or len(runs) < 2:
-        bad(f"{label}: `runs` must list two run names or more")
+    if not _strings(runs) or not 2 <= len(runs) <= MAX_FUSED_RUNS:
+        bad(f"{label}: `runs` must list from two to {MAX_FUSED_RUNS} run names")
         return None
     if "method" not in table:
         bad(f"{label}: `method` is missing (rrf, combsum, combmnz or wsum)")

@@ -71,6 +71,7 @@ def resolve(
     pool: Sequence[RunResult],
     has_scores: HasScores,
     baseline: Callable[[], RunResult | None],
+    loading: Sequence[RunResult] = (),
 ) -> Resolved:
     """The runs ``fusion`` names among ``pool`` (the golden set's runs that could be scored,
     with the BM25 baseline when it is shown, and the fused runs declared before it), or the BM25
@@ -80,6 +81,9 @@ def resolve(
     waiting = False
     for ref in fusion.runs:
         hit = find_run(pool, ref.value)
+        if (hit is None or hit.baseline) and find_run(loading, ref.value) is not None:
+            waiting = True  # a run file still being read (`bm25.trec` before the baseline)
+            continue
         if hit is None and ref.value.strip().casefold() in BASELINE_ALIASES:
             hit = baseline()
             if hit is None and ctx.corpus_path is not None:
@@ -89,7 +93,9 @@ def resolve(
             found.append(_unknown(fusion, ref, pool, ctx))
         else:
             named.append((ref, hit))
-    if any(r.name == fusion.name for r in pool):
+    if find_run(pool, fusion.name) is not None or (
+        fusion.name.strip().casefold() in BASELINE_ALIASES and ctx.corpus_path is not None
+    ):  # as the runs are looked up by name: `BM25`, `bm25` and `dense.trec` are taken
         found.append(_taken(fusion, pool))
     if METHODS[fusion.method].needs_scores:
         found += [_no_scores(fusion, r, ref) for ref, r in named if not has_scores(r)]
@@ -128,7 +134,7 @@ def _unknown(fusion: Fusion, ref: Ref, pool: Sequence[RunResult], ctx: QrelsCont
 
 def _taken(fusion: Fusion, pool: Sequence[RunResult]) -> Finding:
     span, who = _where(fusion, fusion.name_span)
-    other = next((r for r in pool if r.name == fusion.name), None)
+    other = find_run(pool, fusion.name)
     where = (
         f" ({other.path.name})"
         if other is not None and other.fusion is None and not other.baseline

@@ -36,6 +36,7 @@ class BaselineCache:
         self._rankings: dict[str, list[str]] = {}
         # Each ranking's BM25 scores, in its order, 8 bytes each (a fusion by scores needs them).
         self._scores: dict[str, array[float]] = {}
+        self._handed: dict[str, array[float]] = {}
         self._last: tuple[Qrels, dict[str, list[str]]] | None = None  # for edits of one entry
         self._lock = threading.Lock()
 
@@ -61,6 +62,7 @@ class BaselineCache:
                 self._rankings = {t: r for t, r in self._rankings.items() if t in used}
                 self._scores = {t: s for t, s in self._scores.items() if t in used}
             self._last = (qrels, out)
+            self._handed = self._scores  # the scores of what was just handed out (see scores)
             return out, since
 
     def warm(
@@ -94,13 +96,16 @@ class BaselineCache:
                 self._scores[text] = array("d", (scored[d] for d in ranking))
 
     def scores(self, qrels: Qrels, rankings: dict[str, list[str]]) -> dict[str, array[float]]:
-        """The BM25 score of each document of ``rankings`` (what :meth:`rankings` returned for
-        ``qrels``), in the same order."""
+        """The BM25 score of each document of ``rankings`` (what :meth:`rankings` last returned,
+        for ``qrels``), in the same order. Read from the scores kept when those rankings were
+        handed out: a warm-up for another index, on the background thread, starts a new table
+        of scores and leaves that one as it was."""
         with self._lock:
+            kept = self._handed
             out: dict[str, array[float]] = {}
             for qid in rankings:
                 text = (qrels.queries[qid].question or "").strip()
-                out[qid] = self._scores[text]
+                out[qid] = kept[text]
             return out
 
     def _all(self, qrels: Qrels) -> dict[str, list[str]]:
