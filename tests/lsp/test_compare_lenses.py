@@ -16,6 +16,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from qrels_lsp.ide.compare import p_text
+from qrels_lsp.ide.present import UPDATING
 
 from .conftest import Workspace, diagnostics, open_doc, range_of
 from .oracle import golden_qrels, per_query, run_scores
@@ -48,6 +49,22 @@ async def lenses(client: LanguageClient, uri: str) -> list[types.CodeLens]:
             types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )
     )
+
+
+async def settled_header(client: LanguageClient, uri: str) -> list[str]:
+    """The first line's lens titles once the comparison after an edit is made. Until then each
+    answer shows the last comparison, every line of it marked as being updated, never none."""
+    for _ in range(200):
+        header = [t.command.title for t in await lenses(client, uri) if t.command]
+        compared = [t for t in header if " vs " in t]
+        updating = [t for t in compared if t.endswith(UPDATING)]
+        assert compared, header
+        assert not updating or updating == compared, header  # one comparison or the other
+        if not updating:
+            return header
+        assert all(TITLE.match(t.removesuffix(UPDATING)) for t in updating), updating
+        await asyncio.sleep(0.05)
+    raise AssertionError("the comparison was never brought up to date")
 
 
 @pytest.mark.asyncio
@@ -236,7 +253,7 @@ async def test_editing_a_judgment_updates_the_comparison(
             )
         )
         await diagnostics(client, uri, version=version)
-        header = [t.command.title for t in await lenses(client, uri) if t.command]
+        header = await settled_header(client, uri)
         shown = {m["run"]: m for t in header if (m := TITLE.match(t))}
         (ws.root / GOLDEN).write_text(text, encoding="utf-8")
         doc = cli_compare(ws, tmp_path)

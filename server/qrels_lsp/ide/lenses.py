@@ -47,7 +47,12 @@ def top_groups(analysis: Analysis) -> list[LensGroup]:
     ctx = analysis.context
     assert ctx is not None
     header = header_titles(
-        ctx, analysis.runs, analysis.comparisons, analysis.loading, comparing(analysis)
+        ctx,
+        analysis.runs,
+        analysis.comparisons,
+        analysis.loading,
+        comparing(analysis),
+        None if analysis.compared else analysis.previous,
     )
     out = [LensGroup(TOP, tuple(header), None)]
     judge = judge_title(ctx, analysis.pool, analysis.runs)
@@ -72,7 +77,9 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
         return out
     if isinstance(analysis.model, Run) and analysis.runs:
         result = analysis.runs[0]
-        compared = run_comparison_title(ctx, result, analysis.comparisons)
+        compared = run_comparison_title(
+            ctx, result, analysis.comparisons, None if analysis.compared else analysis.previous
+        )
         header = (run_header_title(ctx, result), *([compared] if compared else []))
         out = [LensGroup(top, header, None)]
         for qid, ranking in analysis.model.rankings.items():

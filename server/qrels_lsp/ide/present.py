@@ -146,22 +146,26 @@ def header_titles(
     comparisons: Comparisons | None = None,
     loading: Sequence[str] = (),
     comparing: str | None = None,
+    previous: Comparisons | None = None,
 ) -> list[str]:
     """The first line's lenses: the counts, each run by name with its means (and judged@k when
     some run's is below ``min_judged``), then each run compared with the base (when the
     comparison has been made, else that it is being made with ``comparing``); a run still
     being read says so (``loading``: their file names), rather than showing nothing or zeros.
-    Judging blind: the counts alone, no system's numbers."""
+    While it is being made after an edit, the last comparison (``previous``) is shown, each
+    lens marked as being updated. Judging blind: the counts alone, no system's numbers."""
     if ctx.blind_judging:
         return [f"{counts(ctx)} · blind judging: the runs' numbers are hidden"]
     waiting = [f"{name}: {LOADING}" for name in loading]
-    if comparing is not None and comparisons is None:
+    if comparing is not None and comparisons is None and previous is None:
         waiting.append(f"comparing with {comparing}…")
     if not runs:
         if waiting:
             return [counts(ctx), *waiting]
         return [f"{counts(ctx)} · no runs: {runs_hint(ctx)}"]
     compared = header_lens_titles(comparisons, f"recall@{ctx.k}")
+    if comparisons is None and previous is not None:
+        compared = [t + UPDATING for t in header_lens_titles(previous, f"recall@{ctx.k}")]
     coverage = low_coverage(ctx, runs)
     if len(runs) == 1 and not waiting:
         summary = run_summary(runs[0], ctx.k, coverage)
@@ -171,6 +175,8 @@ def header_titles(
 
 
 LOADING = "loading… (its numbers follow when it is read)"
+UPDATING = " · updating…"
+"""Marks a comparison made before the last edit, shown while it is brought up to date."""
 
 
 def low_coverage(ctx: QrelsContext, runs: Sequence[RunResult]) -> bool:
@@ -184,9 +190,16 @@ def run_header_title(ctx: QrelsContext, r: RunResult) -> str:
 
 
 def run_comparison_title(
-    ctx: QrelsContext, r: RunResult, comparisons: Comparisons | None
+    ctx: QrelsContext,
+    r: RunResult,
+    comparisons: Comparisons | None,
+    previous: Comparisons | None = None,
 ) -> str | None:
-    """A run file's second lens: the run against the golden set's base run."""
+    """A run file's second lens: the run against the golden set's base run (the last one,
+    marked, while it is brought up to date after an edit)."""
+    if comparisons is None and previous is not None:
+        title = run_comparison_title(ctx, r, previous)
+        return None if title is None else title + UPDATING
     if comparisons is None:
         return None
     if r.name == comparisons.base:

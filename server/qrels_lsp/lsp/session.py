@@ -286,13 +286,34 @@ class Session:
 
         future.add_done_callback(finished)
 
-    async def compared(self, analysis: Analysis, wait: float | None = None) -> bool:
+    async def compared(
+        self, analysis: Analysis, wait: float | None = None, stale_wait: float | None = None
+    ) -> bool:
         """Make ``analysis``'s comparison of runs on the reports thread (the first one takes
         seconds at ten thousand questions, and a keystroke's analysis must not wait behind it);
         True once it is made. With ``wait``, give up waiting after that many seconds (False):
-        the editor's views are refreshed when it is ready."""
+        the editor's views are refreshed when it is ready. With ``stale_wait``, wait that long
+        instead when the golden set's last comparison can be shown meanwhile
+        (``analysis.previous``, marked as being updated)."""
         if analysis.compared or analysis.context is None:
             return True
+        future = await self._comparison(analysis)
+        if future is None:
+            return analysis.compared
+        if analysis.previous is not None and stale_wait is not None:
+            wait = stale_wait
+        try:
+            await asyncio.wait_for(asyncio.shield(future), wait)
+        except asyncio.TimeoutError:
+            entry = self._comparing.get(id(analysis))
+            if entry is not None:
+                entry[2].append(True)  # someone gave up waiting: refresh when it is made
+            return analysis.compared
+        return analysis.compared
+
+    async def _comparison(self, analysis: Analysis) -> asyncio.Future[Any] | None:
+        """The job making ``analysis``'s comparison, started if it is not under way; None when
+        it is already made."""
         key = id(analysis)
         if key not in self._comparing:
             project = self.project
@@ -307,14 +328,18 @@ class Session:
                 self._comparing[key] = (analysis, future, [])
                 future.add_done_callback(lambda f: self._compared(key, f))
         entry = self._comparing.get(key)
-        if entry is None:
-            return analysis.compared
-        try:
-            await asyncio.wait_for(asyncio.shield(entry[1]), wait)
-        except asyncio.TimeoutError:
-            entry[2].append(True)  # someone gave up waiting: refresh when it is made
-            return False
-        return analysis.compared
+        return entry[1] if entry is not None else None
+
+    def compare_ahead(self, analysis: Analysis) -> None:
+        """Bring a golden set's comparison up to date as soon as an edit is analysed, when one is
+        being shown: the lens request that follows the diagnostics then finds it made (an
+        update after an edit takes milliseconds) instead of starting it."""
+        if analysis.compared or not self.project.compared_before(analysis.context):
+            return
+        self._in_background(self._started(analysis))
+
+    async def _started(self, analysis: Analysis) -> None:
+        await self._comparison(analysis)
 
     async def reporting(self, fn: Callable[[], T]) -> T:
         """Run report work (pure: an analysis's numbers in, text out) on the reports thread,
@@ -435,6 +460,7 @@ class Session:
                 self._result(uri, None)
                 return
             self._result(uri, analysis)
+            self.compare_ahead(analysis)
             if analysis.pending:
                 self._read_pending(uri, analysis.pending)
             for hook in self.on_analysis:

@@ -19,51 +19,12 @@ import numpy as np
 import numpy.typing as npt
 
 from . import stats
+from .results import Comparison, Comparisons
 from .stats import Array
 
 PerQuery = Mapping[str, Mapping[str, float]]  # qid -> metric -> value: Evaluation.per_query
 POWER = 0.8  # the power "questions needed" and "detectable difference" are computed for
 LEVEL = 0.95  # the confidence level of the interval
-
-
-@dataclass(frozen=True, slots=True)
-class Comparison:
-    """One run against the base for one metric, over the base's ``n_queries`` queries."""
-
-    run: str
-    metric: str
-    n_queries: int
-    base_mean: float
-    run_mean: float
-    delta: float  # run_mean - base_mean
-    ci95: tuple[float, float]  # paired bootstrap, percentile method
-    p_randomization: float  # paired sign-flip test, two-sided
-    p_ttest: float | None  # paired t-test, two-sided; None when undefined
-    p_adjusted: float  # Holm over the whole family, from p_randomization
-    significant: bool  # p_adjusted < alpha
-    wins: int  # queries where the run is above the base
-    ties: int
-    losses: int
-    questions_needed: int | None  # to detect min_difference (else |delta|) with power 0.8
-    detectable_difference: float | None  # smallest true difference n queries detect so
-    deltas: dict[str, float]  # qid -> run - base, in the base's query order
-
-
-@dataclass(frozen=True, slots=True)
-class Comparisons:
-    """A family of comparisons: every run (in the order given) x every metric, run-major."""
-
-    base: str
-    n_queries: int
-    alpha: float
-    min_difference: float | None
-    items: list[Comparison]
-
-    def for_run(self, run: str) -> list[Comparison]:
-        return [c for c in self.items if c.run == run]
-
-    def get(self, run: str, metric: str) -> Comparison | None:
-        return next((c for c in self.items if c.run == run and c.metric == metric), None)
 
 
 def compare(

@@ -23,7 +23,7 @@ from ..checks import CheckCache, CorpusState, check_golden, check_run
 from ..checks.run_chunks import QR209, matches_no_document
 from ..checks.suppress import apply_suppressions
 from ..chunks import ChunkedRankings, ChunkRule, documents, mapper, scored_documents
-from ..compare import Comparer, Comparisons
+from ..compare import Comparisons
 from ..coverage.pool import Pool, PoolCache
 from ..formats import detect, get, parse_as, run_yaml, trec_run
 from ..formats.beir_layout import beir_dataset
@@ -53,6 +53,7 @@ from .incremental import EntryEdit, reparse
 from .judging import pool_of
 
 if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
+    from ..compare.comparison import Comparer
     from ..search.bm25 import BM25Index
 
 declare(
@@ -200,6 +201,9 @@ class Analysis:
     # keystroke's diagnostics, only for what shows the comparison.
     comparisons: Comparisons | None = None
     compared: bool = False
+    # Until then, the golden set's last comparison, made for an earlier text (``compare_job``):
+    # what the editor shows, marked as being brought up to date, rather than waiting for it.
+    previous: Comparisons | None = None
     # The judging queue of a golden set's runs, made on demand too (`Project.pool`).
     pool: Pool | None = None
     pooled: bool = False
@@ -291,6 +295,8 @@ class Project:
         self._checks: dict[Path, CheckCache] = {}
         self._scores: dict[tuple[Path, Path | str | None], ScoreCache] = {}
         self._comparers: dict[Path, Comparer] = {}  # per golden set: resampling kept per edit
+        # Per golden set: the last comparison made (written by the comparison's job alone).
+        self._latest: dict[Path, Comparisons] = {}
         self._pools: dict[Path, PoolCache] = {}  # per golden set: each question's unjudged pairs
         self._rankings: dict[Path, tuple[Run, dict[str, list[str]]]] = {}
         self._fast_runs: dict[Path, tuple[str, dict[str, list[str]], str | None]] = {}
@@ -977,12 +983,21 @@ class Project:
             runs = self.golden_runs(ctx, analysis.runs[0] if analysis.runs else None)
             base = choose_base(ctx, runs).base
         comparer = None
+        latest = self._latest
         if ctx is not None and base is not None:
+            from ..compare.comparison import Comparer  # numpy: see compare/__init__
+
             comparer = self._comparers.setdefault(ctx.path, Comparer())
+            analysis.previous = _still_shown(latest.get(ctx.path), base, runs)
 
         def job() -> Comparisons | None:
             if ctx is not None and base is not None:
-                analysis.comparisons = compare_runs(ctx, runs, base, comparer=comparer, pause=pause)
+                made = compare_runs(ctx, runs, base, comparer=comparer, pause=pause)
+                analysis.comparisons = made
+                if made is not None:
+                    latest[ctx.path] = made
+                else:
+                    latest.pop(ctx.path, None)
             analysis.base = base
             # Said last: the editor reads it to skip this call, and must not skip it while it
             # runs (a second lens request would be answered without the comparison).
@@ -990,6 +1005,11 @@ class Project:
             return analysis.comparisons
 
         return job
+
+    def compared_before(self, ctx: QrelsContext | None) -> bool:
+        """Whether a comparison of this golden set's runs has been made (and so is being shown):
+        then the editor brings it up to date after each edit without waiting to be asked."""
+        return ctx is not None and ctx.path in self._latest
 
     def golden_runs(
         self,
@@ -1337,3 +1357,15 @@ def _outside(ctx: QrelsContext, qrels: Qrels) -> list[Finding]:
     boundary: where ``corpus:`` is written, else at the top of the file."""
     span = qrels.corpus.span if qrels.corpus is not None else Span(0, 0)
     return [finding("QR112", span, f"{why}.") for why in ctx.outside]
+
+
+def _still_shown(
+    previous: Comparisons | None, base: RunResult, runs: Sequence[RunResult]
+) -> Comparisons | None:
+    """The last comparison, when it compared these runs with this base (by name): a comparison
+    of other runs says nothing of these."""
+    if previous is None or previous.base != base.name:
+        return None
+    names = {r.name for r in runs if r is not base and not r.error}
+    made = {c.run for c in previous.items}
+    return previous if made == names else None

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..base.findings import Severity, declare
-from ..compare import Comparer, Comparisons
+from ..compare import Comparisons
 
 if TYPE_CHECKING:
+    from ..compare.comparison import Comparer
     from .analysis import QrelsContext, RunResult
 
 QR115 = declare(
@@ -99,8 +100,11 @@ def compare_runs(
         if metrics is not None
         else [str(m) for m in ctx.metrics if m.measure.compared]
     )
-    compare = comparer.compare if comparer is not None else Comparer().compare
-    return compare(
+    if comparer is None:
+        from ..compare.comparison import Comparer  # numpy: see compare/__init__
+
+        comparer = Comparer()
+    return comparer.compare(
         base.name,
         base.evaluation.per_query,
         others,

@@ -22,7 +22,11 @@ from ..pieces import LINE, Last, PieceCache, Placed
 from ..state import State
 
 COMPARE_WAIT_S = 1.0
-"""How long a lens request waits for its comparison (after an edit: milliseconds)."""
+"""How long a lens request waits for a golden set's first comparison."""
+STALE_WAIT_S = 0.03
+"""How long it waits for a comparison brought up to date after an edit (started as the edit's
+diagnostics went out: it takes milliseconds, and is usually made), before showing the last one
+marked as being updated; the lenses are refreshed when it is made."""
 EXPLAIN_COMMAND = "qrels-lsp.explainQuery"
 COMPARE_COMMAND = "qrels-lsp.compareRuns"
 JUDGE_NEXT_COMMAND = "qrels-lsp.judgeNext"
@@ -128,8 +132,9 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return []
-        # A comparison not made in time is shown as being made; the lenses are refreshed then.
-        await session.compared(analysis, COMPARE_WAIT_S)
+        # A comparison not made in time is shown as being made (or the last one, as being
+        # updated); the lenses are refreshed then.
+        await session.compared(analysis, COMPARE_WAIT_S, STALE_WAIT_S)
         if analysis.context is not None and not analysis.pooled:
             project = session.project
             await session.run(lambda: project.pool(analysis))
