@@ -112,3 +112,45 @@ def test_a_derived_evaluation_says_what_changed() -> None:
     assert derived.since.keys == {"q3", "q17"}
     fresh = evaluate(qrels, changed, metrics)
     assert (derived.per_query, derived.mean) == (fresh.per_query, fresh.mean)
+
+
+def copy_question(text: str, rng: random.Random) -> str:
+    """Ask one question again in another entry (a duplicate, QR108), or reword one (which may
+    end a duplicate): edits of one entry, so the duplicate check is updated, not redone."""
+    lines = text.splitlines(keepends=True)
+    asked = [i for i, line in enumerate(lines) if line.startswith("    question: ")]
+    target = rng.choice(asked)
+    if rng.random() < 0.6:
+        lines[target] = lines[rng.choice(asked)]
+    else:
+        lines[target] = lines[target].rstrip("\n") + rng.choice([" now", "?", " (again)"]) + "\n"
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_duplicate_questions_after_edits_equal_a_fresh_check(tmp_path: Path, seed: int) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(EXAMPLES, root)
+    golden = root / "support.qrels.yaml"
+    current = {"text": golden.read_text(encoding="utf-8")}
+
+    def reader(path: Path) -> tuple[str | None, str | None]:
+        return (current["text"], None) if path == golden else read_text(path)
+
+    config = load_config(root)
+    editing = Project(config, reader, boundary=ANYWHERE)
+    rng = random.Random(seed)
+    seen = 0
+    assert editing.analyse(golden, with_runs=False) is not None
+    for _ in range(40):
+        before, current["text"] = current["text"], copy_question(current["text"], rng)
+        if current["text"] == before:
+            continue
+        incremental = editing.analyse(golden, with_runs=False)
+        fresh = Project(config, reader, boundary=ANYWHERE).analyse(golden, with_runs=False)
+        assert incremental is not None and fresh is not None
+        assert incremental.edit is not None  # the path under test: one entry re-parsed
+        found = [(f.code, f.span, f.message, f.related) for f in incremental.findings]
+        assert found == [(f.code, f.span, f.message, f.related) for f in fresh.findings]
+        seen = max(seen, sum(f.code == "QR108" for f in incremental.findings))
+    assert seen >= 3  # duplicates were made (and so compared)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..base.findings import Finding
 from ..base.text import LineIndex
@@ -20,6 +20,9 @@ from ..chunks import ChunkRule
 from ..formats.corpus import Corpus, CorpusError
 from ..model import Qrels, Query, Run
 from .suggestions import SuggestionBudget
+
+if TYPE_CHECKING:
+    from ..project.incremental import EntryEdit
 
 Input = Literal["corpus", "level", "newline", "yaml"]
 """What a per-query check may read beyond its entry: the corpus, the relevance level, the file's
@@ -64,6 +67,9 @@ class GoldenInputs:
     text: str
     corpus: CorpusState
     level: int
+    # How ``qrels`` was made from the last golden set checked, when by an edit of one entry: a
+    # check that keeps state between edits (QR108) then updates that entry only.
+    edit: EntryEdit | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,7 +74,7 @@ def check_golden(
         per_query = _check_all(qrels, text, cache, check)
     if cache is not None:
         cache.remember(qrels, per_query)
-    whole = GoldenInputs(qrels, text, corpus, level)
+    whole = GoldenInputs(qrels, text, corpus, level, edit)
     out = [f for c in golden_checks if not c.after_queries for f in c.run(whole)]
     out.extend(itertools.chain.from_iterable(per_query.values()))
     out.extend(f for c in golden_checks if c.after_queries for f in c.run(whole))

@@ -7,6 +7,7 @@ import functools
 import operator
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .metric import Metric, query_scores
 
@@ -151,14 +152,19 @@ class _Columns:
     """Each metric's per-query values in the order trec_eval sums them (strcmp of query id).
 
     Kept between evaluations so that after an edit the changed values are put in place and the
-    sums redone over plain lists of floats, with no pass over ten thousand per-query tables.
+    sums redone over one row of floats per metric, with no pass over a hundred thousand
+    per-query tables in Python: a numpy matrix, metrics by queries, and
+    ``numpy.add.accumulate``, which adds one value after another as trec_eval's loop does
+    (``sum`` and ``numpy.sum`` compensate or pair, and differ from it in the last bits);
+    :func:`sequential_mean` is the plain loop the tests hold it to.
     """
 
-    __slots__ = ("_at", "_columns")
+    __slots__ = ("_at", "_matrix", "_names")
 
-    def __init__(self, at: dict[str, int], columns: dict[str, list[float]]) -> None:
-        self._at = at  # query id -> its place in every column
-        self._columns = columns
+    def __init__(self, at: dict[str, int], names: tuple[str, ...], matrix: Any) -> None:
+        self._at = at  # query id -> its column
+        self._names = names
+        self._matrix = matrix
 
     @classmethod
     def of(
@@ -167,30 +173,39 @@ class _Columns:
         counted: list[str],
         names: Iterable[str],
     ) -> _Columns:
+        import numpy as np  # (not at start-up: see core/compare/__init__)
+
         rows = [per_query[qid] for qid in counted]
-        columns = {name: [row[name] for row in rows] for name in names}
-        return cls({qid: i for i, qid in enumerate(counted)}, columns)
+        keys = tuple(names)
+        matrix = np.empty((len(keys), len(rows)))
+        for j, name in enumerate(keys):
+            matrix[j] = [row[name] for row in rows]
+        return cls({qid: i for i, qid in enumerate(counted)}, keys, matrix)
 
     def updated(
         self, per_query: Mapping[str, Mapping[str, float]], changed: Iterable[str]
     ) -> _Columns:
-        columns = {name: list(column) for name, column in self._columns.items()}
+        matrix = self._matrix.copy()
         for qid in changed:
             i = self._at.get(qid)
             if i is not None:  # not counted (unanswerable, or only in the run): in no mean
                 values = per_query[qid]
-                for name, column in columns.items():
-                    column[i] = values[name]
-        return _Columns(self._at, columns)
+                matrix[:, i] = [values[name] for name in self._names]
+        return _Columns(self._at, self._names, matrix)
 
     def means(self) -> dict[str, float]:
-        # One addition after another from 0.0, as trec_eval's loop does (not sum(), which
-        # compensates rounding since Python 3.12), in C: 10,000 questions on every keystroke.
+        import numpy as np
+
         n = len(self._at)
-        return {
-            name: functools.reduce(operator.add, column, 0.0) / n if n else 0.0
-            for name, column in self._columns.items()
-        }
+        if not n:
+            return dict.fromkeys(self._names, 0.0)
+        sums = [float(np.add.accumulate(row)[-1]) for row in self._matrix]
+        return {name: total / n for name, total in zip(self._names, sums, strict=True)}
+
+
+def sequential_mean(values: Iterable[float], n: int) -> float:
+    """trec_eval's mean: one addition after another from 0.0, divided by the query count."""
+    return functools.reduce(operator.add, values, 0.0) / n if n else 0.0
 
 
 @dataclass(frozen=True, slots=True)
