@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from qrels_lsp.lsp.features.lenses import JOIN
 
 
 def planted(text: str) -> dict[int, str]:
@@ -172,7 +173,7 @@ def golden_lenses(
             else:
                 against = base["queries"].get(qid) if r is not base else None
                 titles.append(f"{r['name']}: {values(r['queries'][qid], r['k'], against)}")
-        out[lines[qid]] = titles
+        out[lines[qid]] = [JOIN.join(titles)]  # one lens, the runs' titles joined
     return out
 
 

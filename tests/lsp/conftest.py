@@ -13,6 +13,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from qrels_lsp.lsp.features.lenses import JOIN
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "server" / "qrels_lsp" / "examples"
 SERVER = [sys.executable, "-m", "qrels_lsp.cli", "serve", "--stdio"]
@@ -156,6 +157,12 @@ def position_of(
     line = text.count("\n", 0, at)
     line_start = text.rfind("\n", 0, at) + 1
     return types.Position(line=line, character=units(text[line_start:at], encoding))
+
+
+def titles_of(lens: types.CodeLens) -> list[str]:
+    """What a lens says, a run at a time: a question's runs share one lens (JOIN)."""
+    assert lens.command is not None
+    return lens.command.title.split(JOIN)
 
 
 def range_of(text: str, needle: str, encoding: str, *, occurrence: int = 0) -> types.Range:

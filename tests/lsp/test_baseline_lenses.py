@@ -17,7 +17,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from qrels_lsp.core.formats.corpus import Corpus, load_corpus
 from qrels_lsp.core.search.baseline import BASELINE_NAME
 
-from .conftest import CLIENTS, Workspace, encoding_of, open_doc, range_of
+from .conftest import CLIENTS, Workspace, encoding_of, open_doc, range_of, titles_of
 from .oracle import bm25_run, golden_qrels, per_query
 
 CACHE = tempfile.mkdtemp(prefix="qrels-lsp-test-cache-")
@@ -90,7 +90,7 @@ async def test_baseline_lens_equals_rank_bm25_and_pytrec_eval(
     titles: dict[int, list[str]] = {}
     for lens in lenses:
         assert lens.command is not None
-        titles.setdefault(lens.range.start.line, []).append(lens.command.title)
+        titles.setdefault(lens.range.start.line, []).extend(titles_of(lens))
     for qid in qrels:
         if qid in unanswerable:
             continue

@@ -18,7 +18,7 @@ from pytest_lsp import LanguageClient
 from qrels_lsp.ide.compare import p_text
 from qrels_lsp.ide.present import UPDATING
 
-from .conftest import Workspace, diagnostics, open_doc, range_of
+from .conftest import Workspace, diagnostics, open_doc, range_of, titles_of
 from .oracle import golden_qrels, per_query, run_scores
 
 GOLDEN = "support.qrels.yaml"
@@ -114,7 +114,7 @@ async def test_question_marks_follow_the_per_query_differences(
     by_line: dict[int, list[str]] = {}
     for lens in await lenses(client, uri):
         assert lens.command is not None
-        by_line.setdefault(lens.range.start.line, []).append(lens.command.title)
+        by_line.setdefault(lens.range.start.line, []).extend(titles_of(lens))
     text = ws.text(GOLDEN)
     qrels, unanswerable, k = golden_qrels(ws.root / GOLDEN)
     runs = {

@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import Workspace, diagnostics, open_doc, range_of
+from .conftest import Workspace, diagnostics, open_doc, range_of, titles_of
 from .oracle import demo_runs, golden_qrels, per_query
 
 GOLDEN = "support.qrels.yaml"
@@ -71,9 +71,13 @@ async def test_question_lenses_equal_pytrec_eval(client: LanguageClient, ws: Wor
     assert list(runs) == ["bm25", "dense", "passages", "hybrid", "rrf"]
     expected_by_run = {name: per_query(qrels, run, k) for name, run in runs.items()}
     by_line: dict[int, list[str]] = {}
+    per_line: dict[int, int] = {}
     for lens in lenses:
         assert lens.command is not None
-        by_line.setdefault(lens.range.start.line, []).append(lens.command.title)
+        by_line.setdefault(lens.range.start.line, []).extend(titles_of(lens))
+        per_line[lens.range.start.line] = per_line.get(lens.range.start.line, 0) + 1
+    # A question's runs share one lens (editors show the lenses of a line joined the same way).
+    assert {n for line, n in per_line.items() if line > 0} == {1}
     checked = 0
     for qid in qrels:
         line = range_of(text, f"\n  {qid}:", ws.encoding).start.line + 1

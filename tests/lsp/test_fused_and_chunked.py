@@ -19,7 +19,7 @@ import yaml
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import Workspace, diagnostics, open_doc, range_of
+from .conftest import Workspace, diagnostics, open_doc, range_of, titles_of
 from .oracle import golden_qrels
 
 GOLDEN = "support.qrels.yaml"
@@ -61,7 +61,7 @@ async def titles(client: LanguageClient, uri: str) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
     for lens in got or []:
         assert lens.command is not None
-        out.setdefault(lens.range.start.line, []).append(lens.command.title)
+        out.setdefault(lens.range.start.line, []).extend(titles_of(lens))
     return out
 
 

@@ -27,6 +27,11 @@ STALE_WAIT_S = 0.03
 """How long it waits for a comparison brought up to date after an edit (started as the edit's
 diagnostics went out: it takes milliseconds, and is usually made), before showing the last one
 marked as being updated; the lenses are refreshed when it is made."""
+JOIN = " | "
+"""A question's lenses (a run each) go out as one lens, its titles joined as VS Code, Neovim and
+Emacs join the lenses of a line: the same text on screen and one command, at a fraction of
+the bytes (each lens repeats its range and command: 300 bytes; 55 MB a response at 100,000
+questions and two runs, before)."""
 EXPLAIN_COMMAND = "qrels-lsp.explainQuery"
 COMPARE_COMMAND = "qrels-lsp.compareRuns"
 JUDGE_NEXT_COMMAND = "qrels-lsp.judgeNext"
@@ -117,6 +122,8 @@ class LensEncoder:
         qid, titles = group.qid, group.titles
         command: dict[str, Any] = {"command": COMMANDS[group.action]}
         command["arguments"] = [{"path": self.path, "qid": qid} if qid else {"path": self.path}]
+        if qid is not None:
+            titles = (JOIN.join(titles),)
         lenses = [{"range": rng, "command": {"title": t, **command}} for t in titles]
         return ",".join(json.dumps(lens, separators=(",", ":")) for lens in lenses)
 
