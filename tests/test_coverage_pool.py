@@ -175,6 +175,7 @@ def test_the_cache_after_an_edit_equals_a_fresh_queue() -> None:
     edited[qid] = {**grades[qid], **{p.doc: 1 for p in first.of_query(qid)}}
     again = cache.pool(edited, runs, 5, since=Since(grades, frozenset([qid])))
     assert again.pairs == judging_queue(edited, runs, 5)
+    assert len(again) == len(again.pairs)  # the size kept by the cache
     assert not again.of_query(qid) and len(again) < len(first)
     assert first.pairs == judging_queue(grades, runs, 5)  # the first pool is left as it was
     assert again.next() == again.pairs[0]
@@ -193,3 +194,4 @@ def test_the_cache_after_edits_it_was_not_asked_about_equals_a_fresh_queue() -> 
     del twice[list(grades)[2]]
     again = cache.pool(twice, runs, 5, since=Since(once, frozenset([q2])))
     assert again.pairs == judging_queue(twice, runs, 5)
+    assert len(again) == len(again.pairs)

@@ -125,6 +125,34 @@ def test_a_payload_patches_in_place_or_joins_again() -> None:
     assert bytes(Payload([]).data) == b"[]"
 
 
+def test_spliced_payloads_equal_arrays_joined_again() -> None:
+    """Random patches (same length, other lengths, a few or many pieces at once) on a payload and
+    on what it became: always the array a fresh join of the pieces gives, starts included."""
+    import random
+
+    from qrels_lsp.lsp.pieces import Payload
+
+    rng = random.Random(19)
+    parts = [b'{"q":%d}' % i for i in range(300)]
+    payload = Payload(list(parts))
+    for _ in range(200):
+        n = rng.choice([1, 2, 3, 70])
+        changes = {
+            i: b'{"q":"%s"}' % (b"x" * rng.choice([0, 1, 5, len(parts[i]) - 8]))
+            for i in rng.sample(range(len(parts)), n)
+        }
+        payload = payload.patched(changes)
+        for i, part in changes.items():
+            parts[i] = part
+        fresh = Payload(list(parts))
+        assert bytes(payload.data) == bytes(fresh.data)
+        assert payload.starts.tolist() == fresh.starts.tolist()
+        assert all(
+            payload.data[s : s + len(p)] == p
+            for s, p in zip(payload.starts[:-1], parts, strict=True)
+        )
+
+
 @pytest.mark.parametrize("limit", [5000, 12])
 def test_patched_outlines_equal_lsprotocols(
     tmp_path: Path, limit: int, monkeypatch: pytest.MonkeyPatch

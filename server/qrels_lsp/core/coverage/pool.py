@@ -93,12 +93,17 @@ class Pool:
     __slots__ = ("_pairs", "_per_query", "depth", "runs", "size")
 
     def __init__(
-        self, depth: int, runs: tuple[str, ...], per_query: Mapping[str, list[Pair]]
+        self,
+        depth: int,
+        runs: tuple[str, ...],
+        per_query: Mapping[str, list[Pair]],
+        size: int | None = None,
     ) -> None:
         self.depth = depth
         self.runs = runs  # the runs pooled
         self._per_query = dict(per_query)  # a copy: the cache goes on changing its own
-        self.size = sum(map(len, self._per_query.values()))
+        # (``size``: the pairs in ``per_query``, when the caller keeps count)
+        self.size = sum(map(len, self._per_query.values())) if size is None else size
         self._pairs: list[Pair] | None = None
 
     def __len__(self) -> int:
@@ -136,6 +141,7 @@ class PoolCache:
         self._grades: Mapping[str, Mapping[str, int]] | None = None
         self._rankings: tuple[Mapping[str, Sequence[str]], ...] = ()
         self._per_query: dict[str, list[Pair]] = {}
+        self._size = 0  # the pairs in ``_per_query``
         self._last: Pool | None = None
 
     def pool(
@@ -159,7 +165,9 @@ class PoolCache:
         elif same and last is not None:
             # Several edits may have been analysed since the last pool was asked for: the
             # questions whose judgments are other objects, and those gone.
-            changed = changed_keys(grades, last, since) | {q for q in last if q not in grades}
+            changed = changed_keys(grades, last, since)
+            if since is None or since.base is not last:  # (else no question is gone)
+                changed |= {q for q in last if q not in grades}
             if len(changed) > len(grades) // 4 + 1:
                 changed = None  # most of them: as cheap to start again
         if changed is None and not (same and grades is last):
@@ -168,12 +176,14 @@ class PoolCache:
                 for qid, judged in grades.items()
                 if qid not in unanswerable
             }
+            self._size = sum(map(len, self._per_query.values()))
         elif changed is not None:
             for qid in changed:
-                self._per_query.pop(qid, None)
+                self._size -= len(self._per_query.pop(qid, ()))
                 judged = grades.get(qid)
                 if judged is not None and qid not in unanswerable:
-                    self._per_query[qid] = query_pairs(qid, judged, runs, depth)
+                    pairs = self._per_query[qid] = query_pairs(qid, judged, runs, depth)
+                    self._size += len(pairs)
         self._config, self._grades, self._rankings = config, grades, rankings
-        self._last = Pool(depth, names, self._per_query)
+        self._last = Pool(depth, names, self._per_query, self._size)
         return self._last
