@@ -294,13 +294,14 @@ class Session:
         True once it is made. With ``wait``, give up waiting after that many seconds (False):
         the editor's views are refreshed when it is ready. With ``stale_wait``, wait that long
         instead when the golden set's last comparison can be shown meanwhile
-        (``analysis.previous``, marked as being updated)."""
+        (``analysis.previous``, marked as being updated), or when one for an earlier text is
+        still being made (the first, at a hundred thousand questions, takes a while)."""
         if analysis.compared or analysis.context is None:
             return True
         future = await self._comparison(analysis)
         if future is None:
             return analysis.compared
-        if analysis.previous is not None and stale_wait is not None:
+        if stale_wait is not None and (analysis.previous is not None or self._busy(analysis)):
             wait = stale_wait
         try:
             await asyncio.wait_for(asyncio.shield(future), wait)
@@ -310,6 +311,16 @@ class Session:
                 entry[2].append(True)  # someone gave up waiting: refresh when it is made
             return analysis.compared
         return analysis.compared
+
+    def _busy(self, analysis: Analysis) -> bool:
+        """Whether the golden set's comparison for an earlier text is still being made: a lens
+        request has already waited for it (and said `comparing with …`), so the next keystroke's
+        lenses are not held for it again."""
+        ctx = analysis.context
+        return ctx is not None and any(
+            other is not analysis and other.context is not None and other.context.path == ctx.path
+            for other, _future, _gave_up in self._comparing.values()
+        )
 
     async def _comparison(self, analysis: Analysis) -> asyncio.Future[Any] | None:
         """The job making ``analysis``'s comparison, started if it is not under way; None when

@@ -22,7 +22,8 @@ from ..pieces import LINE, Last, PieceCache, Placed
 from ..state import State
 
 COMPARE_WAIT_S = 1.0
-"""How long a lens request waits for a golden set's first comparison."""
+"""How long a lens request waits for a golden set's first comparison (once: the next requests
+while it is being made wait ``STALE_WAIT_S``)."""
 STALE_WAIT_S = 0.03
 """How long it waits for a comparison brought up to date after an edit (started as the edit's
 diagnostics went out: it takes milliseconds, and is usually made), before showing the last one
