@@ -318,7 +318,11 @@ class Session:
         lenses are not held for it again."""
         ctx = analysis.context
         return ctx is not None and any(
-            other is not analysis and other.context is not None and other.context.path == ctx.path
+            other.path == analysis.path
+            and other.text is not analysis.text
+            and other.text != analysis.text  # (asked again for the same text: it waits)
+            and other.context is not None
+            and other.context.path == ctx.path
             for other, _future, _gave_up in self._comparing.values()
         )
 
