@@ -32,7 +32,9 @@ def _project(root: Path, buffers: dict[Path, str]) -> Project:
     return Project(load_config(root), read, boundary=Boundary.of([root]))
 
 
-def test_the_last_comparison_is_shown_marked_until_the_new_one_is_made(tmp_path: Path) -> None:
+def _compared(tmp_path: Path) -> tuple[Path, Path, dict[Path, str], Project, Analysis]:
+    """The demo workspace's golden set analysed and compared, as the editor first shows it;
+    ``buffers`` are the editor's texts (none yet)."""
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLES, root)
     golden = (root / GOLDEN).resolve()
@@ -41,6 +43,11 @@ def test_the_last_comparison_is_shown_marked_until_the_new_one_is_made(tmp_path:
     first = project.analyse(golden)
     assert first is not None
     assert project.compare_job(first)() is not None
+    return root, golden, buffers, project, first
+
+
+def test_the_last_comparison_is_shown_marked_until_the_new_one_is_made(tmp_path: Path) -> None:
+    root, golden, buffers, project, first = _compared(tmp_path)
     before = _header(first)
     assert len(before) >= 2 and not any(t.endswith(UPDATING) for t in before)
 
@@ -66,14 +73,7 @@ def test_the_last_comparison_is_shown_marked_until_the_new_one_is_made(tmp_path:
 def test_a_comparison_of_other_runs_is_not_shown_for_these(tmp_path: Path) -> None:
     """Removing a run from `runs:` changes what is compared: the last comparison is not shown
     (the lens says the comparison is being made instead)."""
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLES, root)
-    golden = (root / GOLDEN).resolve()
-    buffers: dict[Path, str] = {}
-    project = _project(root, buffers)
-    first = project.analyse(golden)
-    assert first is not None
-    project.compare(first)
+    _root, golden, buffers, project, first = _compared(tmp_path)
     runs = [r.name for r in first.runs]
     text = golden.read_text(encoding="utf-8")
     runs_line = "runs: [runs/*.run.yaml, runs/*.trec]"
