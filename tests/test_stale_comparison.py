@@ -7,13 +7,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from conftest import EXAMPLES
 from qrels_lsp.core.base.boundary import Boundary
 from qrels_lsp.core.project.analysis import Analysis, Project
 from qrels_lsp.core.project.config import load_config
 from qrels_lsp.ide.lenses import lens_groups
 from qrels_lsp.ide.present import UPDATING
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "server" / "qrels_lsp" / "examples"
 GOLDEN = "support.qrels.yaml"
 EDIT = ("      kb/two-factor-authentication.md: 1\n", "")
 

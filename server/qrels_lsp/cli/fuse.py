@@ -5,7 +5,6 @@ with the fused scores, so trec_eval, ranx and `qrels-lsp score` read the run it 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,10 +68,11 @@ def run(args: argparse.Namespace) -> int:
     )
     rule = chunk_rule(args)
     inputs = [_input(project, p, params, rule) for p in args.runs]
+    from ..core.formats.trec_run import run_tag
     from ..core.fusion import fuse
 
     fused = fuse(params, inputs)
-    tag = re.sub(r"\s+", "_", args.name or params.method) or params.method
+    tag = run_tag(args.name or params.method, params.method)
     args.output.write_text(trec_text(fused, tag), encoding="utf-8")
     lines = sum(len(r) for r in fused.rankings.values())
     print(
@@ -146,12 +146,12 @@ def _input(project: Project, path: Path, params: Params, rule: ChunkRule | None)
 
 def trec_text(fused: Fused, tag: str) -> str:
     """TREC run lines in trec_eval's order: queries by id (as bytes), then score descending and
-    document id descending, ranks 1, 2, 3..., each score written to the last bit."""
+    document id descending (the order ``fuse`` made), each score written to the last bit."""
+    from ..core.formats.trec_run import run_lines
     from ..core.metrics.order import c_bytes
 
-    lines = []
-    for qid in sorted(fused.rankings, key=c_bytes):
-        docs, scores = fused.rankings[qid], fused.scores[qid]
-        for rank, (doc, score) in enumerate(zip(docs, scores, strict=True), start=1):
-            lines.append(f"{qid} Q0 {doc} {rank} {score!r} {tag}")
-    return "\n".join(lines) + ("\n" if lines else "")
+    return "".join(
+        line
+        for qid in sorted(fused.rankings, key=c_bytes)
+        for line in run_lines(qid, zip(fused.rankings[qid], fused.scores[qid], strict=True), tag)
+    )

@@ -6,6 +6,7 @@ per-line objects, the same values in the same order as the full parser."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..base.findings import Finding, Related, Severity, declare, finding
@@ -311,17 +312,32 @@ def trec_run_tag(text: str) -> str | None:
     return None
 
 
+def run_tag(name: str, default: str = "run") -> str:
+    """A name as a TREC run's tag column: one field (whitespace becomes ``_``)."""
+    return re.sub(r"\s+", "_", name) or default
+
+
+def run_lines(qid: str, ranked: Iterable[tuple[str, float]], tag: str) -> Iterator[str]:
+    """One query's TREC run lines, ranks 1, 2, 3... in the order given, each score written to
+    the last bit (``repr``), so that trec_eval, ranx and `qrels-lsp score` read back exactly the
+    scores written: every TREC run qrels-lsp writes (convert, fuse, bm25) is written here."""
+    for rank, (doc, score) in enumerate(ranked, start=1):
+        yield f"{qid} Q0 {doc} {rank} {score!r} {tag}\n"
+
+
 def trec_run_text(run: Run, name: str) -> str:
     """``run`` as TREC run lines tagged ``name``; a run without scores gets descending ones, so
     trec_eval ranks its documents as they were listed."""
-    tag = re.sub(r"\s+", "_", name) or "run"
-    lines = []
+    tag = run_tag(name)
+    lines: list[str] = []
     for qid, ranking in run.rankings.items():
         n = len(ranking.docs)
-        for rank, doc in enumerate(ranking.docs, start=1):
-            score = doc.score if doc.score is not None else float(n - rank + 1)
-            lines.append(f"{qid} Q0 {doc.doc_id} {rank} {score!r} {tag}")
-    return "\n".join(lines) + ("\n" if lines else "")
+        scored = (
+            (d.doc_id, d.score if d.score is not None else float(n - rank))
+            for rank, d in enumerate(ranking.docs)
+        )
+        lines.extend(run_lines(qid, scored, tag))
+    return "".join(lines)
 
 
 FORMAT = Format(

@@ -14,6 +14,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from ..formats.trec_run import run_lines
 from ..metrics import Since, trec_eval_order
 from ..model import Qrels
 from ..project.incremental import EntryEdit
@@ -157,7 +158,5 @@ def baseline_trec(qrels: Qrels, index: BM25Index, depth: int = DEFAULT_DEPTH) ->
         if not question:
             continue
         scored = dict(index.top_ids(tokenize(question), depth))
-        yield "".join(
-            f"{qid} Q0 {doc} {rank} {scored[doc]!r} {BASELINE_TAG}\n"
-            for rank, doc in enumerate(trec_eval_order(scored.items()), start=1)
-        )
+        ranked = ((doc, scored[doc]) for doc in trec_eval_order(scored.items()))
+        yield "".join(run_lines(qid, ranked, BASELINE_TAG))
