@@ -12,6 +12,7 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.compare import Comparer, compare
+from qrels_lsp.core.metrics.evaluate import Since
 
 PerQuery = dict[str, Mapping[str, float]]
 NAMES = ["a", "b"]
@@ -78,6 +79,37 @@ def test_corrections_equal_a_fresh_comparison(data: st.DataObject) -> None:
         family = data.draw(edit(family))
     assert comparer.recomputed == 1  # every later comparison was a correction
     assert comparer.corrected == steps
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.data())
+def test_corrections_told_what_changed_equal_a_fresh_comparison(data: st.DataObject) -> None:
+    """A table said (``Since``) to be the last one with a few rows replaced is read at those rows
+    only: the comparison is still the fresh one, also when only some tables say so, or when one
+    says so of a table the comparer never saw (then it is read whole)."""
+    base, runs = data.draw(families())
+    comparer = Comparer()
+    sources = [base, *(r for _, r in runs)]
+    since: list[Since | None] = [None] * len(sources)
+    for _ in range(data.draw(st.integers(1, 4)) + 1):
+        named = [(name, sources[i + 1]) for i, (name, _) in enumerate(runs)]
+        ours = comparer.compare("base", sources[0], named, NAMES, resamples=RESAMPLES, since=since)
+        assert ours == compare("base", sources[0], named, NAMES, resamples=RESAMPLES)
+        edited: dict[int, set[str]] = {}
+        for _ in range(data.draw(st.integers(1, 3))):  # as `edit` does: a few rows in all
+            edited.setdefault(data.draw(st.integers(0, len(sources) - 1)), set()).add(
+                data.draw(st.sampled_from(list(base)))
+            )
+        since = [None] * len(sources)
+        for i, keys in edited.items():
+            old, new = sources[i], dict(sources[i])
+            for q in keys:
+                new[q] = row(data.draw) if data.draw(st.booleans()) else dict(new[q])
+            said = data.draw(st.sampled_from(["told", "not told", "told of another"]))
+            if said != "not told":
+                since[i] = Since(old if said == "told" else dict(old), frozenset(keys))
+            sources[i] = new
+    assert comparer.recomputed == 1
 
 
 def test_corrections_on_real_runs() -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, count
 from operator import is_not
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +22,9 @@ import numpy.typing as npt
 from . import stats
 from .results import Comparison, Comparisons
 from .stats import Array
+
+if TYPE_CHECKING:
+    from ..metrics.evaluate import Since
 
 PerQuery = Mapping[str, Mapping[str, float]]  # qid -> metric -> value: Evaluation.per_query
 POWER = 0.8  # the power "questions needed" and "detectable difference" are computed for
@@ -80,6 +84,7 @@ class _Family:
     rows: list[list[Mapping[str, float] | None]]  # per source, per query
     values: Array  # (sources, metrics, n)
     order: npt.NDArray[np.intp]  # the queries in strcmp order: how means are summed
+    at: dict[str, int] | None = None  # qid -> its index, made when a ``Since`` is first used
 
     @classmethod
     def of(
@@ -103,17 +108,24 @@ class _Family:
         D = self.values[1:] - self.values[:1]
         return D.reshape(len(self.names) * len(self.metrics), self.n)
 
-    def update(self, sources: Sequence[PerQuery]) -> npt.NDArray[np.intp] | None:
+    def update(
+        self, sources: Sequence[PerQuery], since: Sequence[Since | None] = ()
+    ) -> npt.NDArray[np.intp] | None:
         """Take the new sources' values; return the queries whose values changed, or None when
         too many did for corrections to pay. Rows are compared by identity first (the project
-        never mutates a score table once made), then by value."""
+        never mutates a score table once made), then by value; a source whose ``since`` says it
+        was made from the last one is read at the queries it names only (at 100,000 questions,
+        reading every row again costs more than the rest of the correction)."""
         changed: set[int] = set()
         for s, source in enumerate(sources):
             if source is self.sources[s]:
                 continue
-            new = _rows(source, self.qids)
-            old = self.rows[s]
-            moved = list(compress(count(), map(is_not, new, old)))  # in C: 10,000 rows in 0.2 ms
+            made = since[s] if s < len(since) else None
+            if made is not None and made.base is self.sources[s]:
+                new, moved = self._rows_after(s, source, made.keys)
+            else:
+                new = _rows(source, self.qids)
+                moved = list(compress(count(), map(is_not, new, self.rows[s])))  # in C
             if len(changed) + len(moved) > self.n // 4:
                 return None
             for i in moved:
@@ -124,6 +136,19 @@ class _Family:
                     changed.add(i)
             self.sources[s], self.rows[s] = source, new
         return np.array(sorted(changed), dtype=np.intp)
+
+    def _rows_after(
+        self, s: int, source: PerQuery, keys: frozenset[str]
+    ) -> tuple[list[Mapping[str, float] | None], list[int]]:
+        """Source ``s``'s rows when only ``keys`` may differ from the last ones, and where."""
+        at = self.at
+        if at is None:
+            at = self.at = {qid: i for i, qid in enumerate(self.qids)}
+        new = list(self.rows[s])  # (a copy in C)
+        moved = sorted(at[q] for q in keys if q in at)
+        for i in moved:
+            new[i] = source.get(self.qids[i])
+        return new, moved
 
 
 # -- from the statistics to the comparisons ------------------------------------------------------
@@ -249,16 +274,21 @@ class Comparer:
         min_difference: float | None = 0.05,
         resamples: int = 10_000,
         pause: Callable[[], object] | None = None,
+        since: Sequence[Since | None] = (),
     ) -> Comparisons:
         """As ``compare`` (the module's function), reusing the last comparison when it can;
-        ``pause`` is called between the chunks of resampling a fresh one."""
+        ``pause`` is called between the chunks of resampling a fresh one. ``since``: how the
+        base's and each run's table (in that order) were made from earlier ones, where known."""
         if resamples < 1:
             raise ValueError("resamples must be at least 1")
-        runs = [(name, per_query) for name, per_query in runs if name != base_name]
+        kept = [name != base_name for name, _ in runs]
+        runs = list(compress(runs, kept))
+        if since:
+            since = [since[0], *compress(since[1:], kept)]
         metrics = list(metrics)
         key = (base_name, tuple(name for name, _ in runs), tuple(metrics), resamples)
         state = self._state
-        if state is not None and self._update(state, key, base, runs):
+        if state is not None and self._update(state, key, base, runs, since):
             self.corrected += 1
             return _assemble(
                 base_name, state.family, state.p_random, state.ci, state.deltas, alpha,
@@ -297,15 +327,21 @@ class Comparer:
 
     @staticmethod
     def _update(
-        state: _State, key: tuple[object, ...], base: PerQuery, runs: Sequence[tuple[str, PerQuery]]
+        state: _State,
+        key: tuple[object, ...],
+        base: PerQuery,
+        runs: Sequence[tuple[str, PerQuery]],
+        since: Sequence[Since | None] = (),
     ) -> bool:
         """Bring the state to the new values by corrections; False when it cannot."""
         family = state.family
         if key != state.key or state.sums is None or state.kept is None:
             return False
-        if base is not family.sources[0] and list(base) != family.qids:
+        made = since[0] if since else None
+        same_queries = made is not None and made.base is family.sources[0]  # (no key added)
+        if base is not family.sources[0] and not same_queries and list(base) != family.qids:
             return False
-        changed = family.update([base, *(per_query for _, per_query in runs)])
+        changed = family.update([base, *(per_query for _, per_query in runs)], since)
         if changed is None:
             state.key = ()  # the family is half updated: recompute next time
             return False

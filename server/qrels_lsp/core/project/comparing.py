@@ -92,7 +92,8 @@ def compare_runs(
     """Every other scorable run against ``base`` over the golden set's queries, for ``metrics``
     (default: the context's measures of effectiveness, not judged@k); None when there is
     nothing to compare with. ``pause``: called between chunks of a fresh resampling."""
-    others = [(r.name, r.evaluation.per_query) for r in runs if r is not base and not r.error]
+    compared = [r for r in runs if r is not base and not r.error]
+    others = [(r.name, r.evaluation.per_query) for r in compared]
     if not others:
         return None
     names = (
@@ -112,4 +113,5 @@ def compare_runs(
         alpha=ctx.alpha if alpha is None else alpha,
         min_difference=ctx.min_difference if min_difference is None else min_difference,
         pause=pause,
+        since=[base.evaluation.since, *(r.evaluation.since for r in compared)],
     )
