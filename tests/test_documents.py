@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -62,12 +63,26 @@ def test_a_position_past_the_line_end_is_the_line_end() -> None:
     assert doc.source == "aX\ncd\n"
 
 
-@settings(max_examples=examples(500), deadline=None)
+@pytest.mark.parametrize("vector_lines", [4096, 0], ids=["plain", "numpy"])
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(PIECES, max_size=40).map("".join), st.data())
-def test_a_derived_line_index_equals_a_fresh_one(text: str, data: st.DataObject) -> None:
+def test_a_derived_line_index_equals_a_fresh_one(
+    vector_lines: int, text: str, data: st.DataObject
+) -> None:
     """The index after an edit is made from the one before (line starts moved, the touched lines
     scanned again); every line break LSP knows, a ``\\r`` meeting a typed ``\\n`` included, must
-    come out where a fresh scan of the new text puts it."""
+    come out where a fresh scan of the new text puts it, whether the moved starts are moved by
+    a loop or by numpy (``vector_lines`` 0: always)."""
+    from qrels_lsp.core.base import text as text_module
+
+    text_module._VECTOR_LINES, saved = vector_lines, text_module._VECTOR_LINES
+    try:
+        _derive_and_compare(text, data)
+    finally:
+        text_module._VECTOR_LINES = saved
+
+
+def _derive_and_compare(text: str, data: st.DataObject) -> None:
     index = LineIndex(text)
     for _ in range(data.draw(st.integers(1, 4))):
         old = index.text
