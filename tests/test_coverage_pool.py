@@ -178,7 +178,24 @@ def test_the_cache_after_an_edit_equals_a_fresh_queue() -> None:
     assert len(again) == len(again.pairs)  # the size kept by the cache
     assert not again.of_query(qid) and len(again) < len(first)
     assert first.pairs == judging_queue(grades, runs, 5)  # the first pool is left as it was
+    assert first.of_query(qid) and first.next() == first.pairs[0]  # (its questions too)
     assert again.next() == again.pairs[0]
+
+
+def test_an_edit_that_changes_no_pair_gives_the_same_queue() -> None:
+    """Typing in a question's text gives its entry new (equal) grades: the queue is the same,
+    and so is every later pool's after a real change."""
+    grades, runs = generated(3)
+    cache = PoolCache()
+    first = cache.pool(grades, runs, 5)
+    qid = next(iter(grades))
+    retyped = {**grades, qid: dict(grades[qid])}
+    again = cache.pool(retyped, runs, 5, since=Since(grades, frozenset([qid])))
+    assert again.pairs == first.pairs and len(again) == len(first)
+    judged = {**retyped, qid: {**retyped[qid], **{p.doc: 1 for p in again.of_query(qid)}}}
+    last = cache.pool(judged, runs, 5, since=Since(retyped, frozenset([qid])))
+    assert last.pairs == judging_queue(judged, runs, 5) and len(last) == len(last.pairs)
+    assert again.of_query(qid) == first.of_query(qid) != last.of_query(qid)
 
 
 def test_the_cache_after_edits_it_was_not_asked_about_equals_a_fresh_queue() -> None:

@@ -101,8 +101,9 @@ class Pool:
     ) -> None:
         self.depth = depth
         self.runs = runs  # the runs pooled
-        self._per_query = dict(per_query)  # a copy: the cache goes on changing its own
-        # (``size``: the pairs in ``per_query``, when the caller keeps count)
+        # Not copied (a 100,000-entry dict per keystroke): ``PoolCache`` never changes a dict
+        # it has handed to a pool. (``size``: the pairs in ``per_query``, when counted.)
+        self._per_query = per_query
         self.size = sum(map(len, self._per_query.values())) if size is None else size
         self._pairs: list[Pair] | None = None
 
@@ -178,12 +179,38 @@ class PoolCache:
             }
             self._size = sum(map(len, self._per_query.values()))
         elif changed is not None:
-            for qid in changed:
-                self._size -= len(self._per_query.pop(qid, ()))
-                judged = grades.get(qid)
-                if judged is not None and qid not in unanswerable:
-                    pairs = self._per_query[qid] = query_pairs(qid, judged, runs, depth)
-                    self._size += len(pairs)
+            self._redo(changed, grades, runs, depth, unanswerable)
         self._config, self._grades, self._rankings = config, grades, rankings
         self._last = Pool(depth, names, self._per_query, self._size)
         return self._last
+
+    def _redo(
+        self,
+        changed: Iterable[str],
+        grades: Mapping[str, Mapping[str, int]],
+        runs: Sequence[RunRankings],
+        depth: int,
+        unanswerable: Collection[str],
+    ) -> None:
+        """The changed questions' pairs again. The dict is copied (it belongs to the last pool)
+        only when some question's pairs really differ: typing in a question's text changes none."""
+        per_query, copied = self._per_query, False
+        for qid in changed:
+            judged = grades.get(qid)
+            pairs = (
+                query_pairs(qid, judged, runs, depth)
+                if judged is not None and qid not in unanswerable
+                else None
+            )
+            old = per_query.get(qid)
+            if pairs == old:
+                continue
+            if not copied:
+                per_query, copied = dict(per_query), True
+            self._size -= len(old or ())
+            if pairs is None:
+                del per_query[qid]
+            else:
+                per_query[qid] = pairs
+                self._size += len(pairs)
+        self._per_query = per_query
