@@ -123,6 +123,42 @@ def test_random_edits_agree_with_a_full_parse(at: int, insert: str, delete: int)
     check(DEMO, new)
 
 
+@pytest.mark.parametrize("compact_at", [256, 2], ids=["moved-when-read", "made-plain-often"])
+@settings(max_examples=examples(80), deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 10**6),
+            st.sampled_from(["", "x", "é", "😀", "\n", " ", "- ", "2"]),
+            st.integers(0, 3),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_chained_edits_agree_with_a_full_parse(
+    compact_at: int, edits: list[tuple[int, str, int]]
+) -> None:
+    """Each edit re-parses the model the last one made (its queries moved when read, see
+    ``MovedQueries``), as the editor chains keystrokes: every model must be the full parse of
+    its text, also when the chain is made plain again (``compact_at`` 2: nearly every edit)."""
+    from qrels_lsp.core import model as model_module
+
+    model_module.COMPACT_AT, saved = compact_at, model_module.COMPACT_AT
+    try:
+        text, model = DEMO, parse_golden(DEMO)
+        for where, insert, delete in edits:
+            found = text.find("question:", where % len(text))
+            at = min((found if found != -1 else 0) + len("question: ") + where % 7, len(text))
+            new = text[:at] + insert + text[at + delete :]
+            result = reparse(text, model, new)
+            model = result[0] if result is not None else parse_golden(new)
+            same(model, parse_golden(new))
+            text = new
+    finally:
+        model_module.COMPACT_AT = saved
+
+
 @pytest.mark.slow
 def test_generated_golden_set_with_many_edits() -> None:
     rng = random.Random(7)

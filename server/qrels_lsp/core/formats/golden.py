@@ -124,7 +124,9 @@ def parse_golden(text: str) -> Qrels:
             queries, YMap, "`queries`", top["queries"][0].span
         ):
             assert isinstance(queries, YMap)
-            read_entries(p, queries, qrels.queries, lambda k, v: _parse_query(p, k, v), "query")
+            entries: dict[str, Query] = {}
+            read_entries(p, queries, entries, lambda k, v: _parse_query(p, k, v), "query")
+            qrels.queries = entries
     else:
         p.add("QR004", Span(0, 0), "A golden set needs a `queries:` mapping.")
     return qrels

@@ -48,14 +48,15 @@ def _grade(entry: Entry, qid: str, findings: list[Finding]) -> int | None:
 def parse_json_qrels(text: str) -> Qrels:
     """A JSON qrels file with spans."""
     scanned = scan(text, "qrels", "grade")
-    qrels = Qrels(format="json-qrels", findings=scanned.findings)
+    queries: dict[str, Query] = {}
+    qrels = Qrels(format="json-qrels", queries=queries, findings=scanned.findings)
     for qid, group in scanned.groups.items():
         query = Query(qid=qid, span=group.span, block=group.block)
         for entry in group.entries.values():
             grade = _grade(entry, qid, qrels.findings)
             if grade is not None:
                 query.judgments.append(Judgment(entry.key, grade, entry.span, entry.value_span))
-        qrels.queries[qid] = query
+        queries[qid] = query
     return qrels
 
 

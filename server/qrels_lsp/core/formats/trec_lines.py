@@ -261,16 +261,17 @@ class QrelsBuilder:
     """Collects judgments per query with block spans and duplicate detection."""
 
     def __init__(self, fmt: Literal["trec-qrels", "beir-qrels"]) -> None:
-        self.qrels = Qrels(format=fmt)
+        self._queries: dict[str, Query] = {}  # (the model's, filled as lines are read)
+        self.qrels = Qrels(format=fmt, queries=self._queries)
         self._first: dict[tuple[str, str], Span] = {}
 
     def add(
         self, qid: tuple[str, Span], doc: tuple[str, Span], grade: tuple[str, Span], line: Span
     ) -> None:
         value = self._grade(*grade)
-        q = self.qrels.queries.get(qid[0])
+        q = self._queries.get(qid[0])
         if q is None:
-            q = self.qrels.queries[qid[0]] = Query(qid=qid[0], span=qid[1], block=line)
+            q = self._queries[qid[0]] = Query(qid=qid[0], span=qid[1], block=line)
         else:
             q.block = Span(q.block.start, line.end)
         key = (qid[0], doc[0])

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from ..base.findings import Finding, shift_finding
 from ..base.text import Span, line_end_at, line_start_at
 from ..formats.golden import parse_query_entry
-from ..model import Qrels, Query, Ref
+from ..model import MovedQueries, Qrels, Query, Ref
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,26 +87,25 @@ def reparse(old_text: str, old: Qrels, new_text: str) -> tuple[Qrels, EntryEdit 
         return old, None
     if old.format != "golden" or not old.queries:
         return None
-    queries = list(old.queries.values())
+    queries = MovedQueries.of(old.queries)
+    ids = queries.ids()
 
-    def line_of(q: Query) -> int:  # where an entry starts: its key's line
-        return line_start_at(old_text, q.span.start)
+    def line_of(qid: str) -> int:  # where an entry starts: its key's line
+        return line_start_at(old_text, queries[qid].span.start)
 
     # Entries are in text order: a binary search reads log2(n) of their lines, not all n.
-    i = bisect.bisect_right(queries, edit.start, key=line_of) - 1
+    i = bisect.bisect_right(ids, edit.start, key=line_of) - 1
     if i < 0:
         return None
-    query = queries[i]
-    start = line_of(query)
-    end = (
-        line_of(queries[i + 1]) if i + 1 < len(queries) else line_end_at(old_text, query.block.end)
-    )
+    query = queries[ids[i]]
+    start = line_of(query.qid)
+    end = line_of(ids[i + 1]) if i + 1 < len(ids) else line_end_at(old_text, query.block.end)
     if not (query.span.end < edit.start and edit.old_end <= end):
         return None  # touches the key, or spills over the entry
-    if i + 1 == len(queries) and edit.old_end == end and edit.delta > 0:
+    if i + 1 == len(ids) and edit.old_end == end and edit.delta > 0:
         return None  # typing at the very end of the last entry may start a new key
     new_end = end + edit.delta
-    if not _at_line_end(new_text, new_end, last=i + 1 == len(queries)):
+    if not _at_line_end(new_text, new_end, last=i + 1 == len(ids)):
         return None  # the edit removed the line break before the next entry: lines merged
     entry = parse_query_entry(
         new_text[start : end + edit.delta], query.qid, query.span.start - start
@@ -115,7 +114,7 @@ def reparse(old_text: str, old: Qrels, new_text: str) -> tuple[Qrels, EntryEdit 
         return None
     fresh, entry_findings = entry
     shifted = [shift_finding(f, start) for f in entry_findings]
-    new = _splice(old, i, queries, fresh.shifted(start), shifted, start, end, edit)
+    new = _splice(old, queries, fresh.shifted(start), shifted, start, end, edit)
     return new, EntryEdit(old, query.qid, end, edit.delta)
 
 
@@ -129,8 +128,7 @@ def _at_line_end(text: str, at: int, *, last: bool) -> bool:
 
 def _splice(
     old: Qrels,
-    i: int,
-    queries: list[Query],
+    queries: MovedQueries,
     fresh: Query,
     fresh_findings: list[Finding],
     start: int,
@@ -138,11 +136,7 @@ def _splice(
     edit: Edit,
 ) -> Qrels:
     d = edit.delta
-    out = dict(old.queries)  # (a copy in C: the entries before the edit stay as they are)
-    out[fresh.qid] = fresh
-    if d:
-        for q in queries[i + 1 :]:
-            out[q.qid] = q.shifted(d)
+    out = queries.edited(fresh.qid, fresh, d)  # the later entries move when read
     findings = [f for f in old.findings if f.span.start < start]  # before the entry
     findings += fresh_findings
     findings += [shift_finding(f, d, edit.old_end) for f in old.findings if f.span.start >= end]
