@@ -29,7 +29,7 @@ class CheckCache:
     def __init__(self) -> None:
         self._entries: dict[Key, tuple[int, list[Finding]]] = {}
         self._setting: tuple[object, ...] | None = None
-        self._last: tuple[Qrels, dict[str, list[Finding]]] | None = None
+        self._last: tuple[Qrels, dict[str, list[Finding]], frozenset[str]] | None = None
 
     def use(self, setting: tuple[object, ...]) -> None:
         """The values of the declared inputs for the next check; others empty the cache."""
@@ -51,10 +51,18 @@ class CheckCache:
         for key in [k for k in self._entries if k not in keys]:
             del self._entries[key]
 
-    def remember(self, qrels: Qrels, found: dict[str, list[Finding]]) -> None:
-        self._last = (qrels, found)
+    def remember(
+        self, qrels: Qrels, found: dict[str, list[Finding]], flagged: frozenset[str] | None = None
+    ) -> None:
+        """Keep the per-query findings of ``qrels``; ``flagged``: the queries that have any,
+        when the caller knows (else found by a pass)."""
+        if flagged is None:
+            flagged = frozenset(qid for qid, f in found.items() if f)
+        self._last = (qrels, found, flagged)
 
-    def last_for(self, edit: EntryEdit) -> dict[str, list[Finding]] | None:
-        """The last per-query findings, if they were computed for the model ``edit`` changed."""
+    def last_for(self, edit: EntryEdit) -> tuple[dict[str, list[Finding]], frozenset[str]] | None:
+        """The last per-query findings and the queries that have any, if they were computed for
+        the model ``edit`` changed. Few queries have findings: after an edit only theirs move,
+        with no pass over a hundred thousand entries."""
         last = self._last
-        return last[1] if last is not None and last[0] is edit.before else None
+        return (last[1], last[2]) if last is not None and last[0] is edit.before else None

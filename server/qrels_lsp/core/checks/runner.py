@@ -67,13 +67,15 @@ def check_golden(
         return [f for c in query_checks for f in c.run(inputs)]
 
     last = cache.last_for(edit) if cache is not None and edit is not None else None
+    flagged: frozenset[str] | None = None
     if last is not None and edit is not None:
-        per_query = _moved_findings(last, edit)
-        per_query[edit.qid] = check(qrels.queries[edit.qid], line_index(text))
+        per_query = _moved_findings(*last, edit)
+        found = per_query[edit.qid] = check(qrels.queries[edit.qid], line_index(text))
+        flagged = last[1] | {edit.qid} if found else last[1] - {edit.qid}
     else:
         per_query = _check_all(qrels, text, cache, check)
     if cache is not None:
-        cache.remember(qrels, per_query)
+        cache.remember(qrels, per_query, flagged)
     whole = GoldenInputs(qrels, text, corpus, level, edit)
     out = [f for c in golden_checks if not c.after_queries for f in c.run(whole)]
     out.extend(itertools.chain.from_iterable(per_query.values()))
@@ -81,12 +83,16 @@ def check_golden(
     return out
 
 
-def _moved_findings(last: dict[str, list[Finding]], edit: EntryEdit) -> dict[str, list[Finding]]:
-    """The last per-query findings, in the same order, with those after the edit moved."""
+def _moved_findings(
+    last: dict[str, list[Finding]], flagged: frozenset[str], edit: EntryEdit
+) -> dict[str, list[Finding]]:
+    """The last per-query findings, in the same order, with those after the edit moved (the
+    ``flagged`` queries' only: the others have none)."""
     out = dict(last)
-    for qid, found in last.items():
-        if found and qid != edit.qid:
-            out[qid] = [shift_finding(f, edit.delta, edit.end) for f in found]
+    if edit.delta:
+        for qid in flagged:
+            if qid != edit.qid:
+                out[qid] = [shift_finding(f, edit.delta, edit.end) for f in last[qid]]
     return out
 
 
