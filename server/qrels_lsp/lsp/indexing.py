@@ -15,13 +15,16 @@ from .session import Session
 INDEX_TITLE = "Indexing corpus (BM25)"
 
 
-def warm(session: Session, corpus: Corpus, questions: list[str | None]) -> None:
-    """Build ``corpus``'s index in the background, once, and rank ``questions`` (the golden
-    set's) against it there too: the analysis that shows the baseline then finds them ranked."""
+def warm(session: Session, corpus: Corpus, analysis: Analysis) -> None:
+    """Build ``corpus``'s index in the background, once, and rank the questions of
+    ``analysis``'s golden set against it there too: the analysis that shows the baseline then
+    finds them ranked. (Called after every analysis: the questions, a pass over a hundred
+    thousand entries, are read only by the call that claims the corpus.)"""
     indexes = session.indexes
     if not indexes.claim(corpus):
         return
     project = session.project
+    asked = questions(analysis)
 
     def progress(done: int, total: int) -> None:
         session.client.progress(INDEX_TITLE, done, total)
@@ -29,7 +32,7 @@ def warm(session: Session, corpus: Corpus, questions: list[str | None]) -> None:
     def build() -> object:
         index = indexes.build(corpus, progress, cancel=session.yield_to_keystrokes)
         if index is not None and session.project is project and project.config.bm25_baseline:
-            project.warm_baseline(index, questions, session.yield_to_keystrokes)
+            project.warm_baseline(index, asked, session.yield_to_keystrokes)
         return index
 
     session.in_background(build, lambda _index: session.reanalyse_open())
@@ -40,7 +43,7 @@ def on_analysis(session: Session, uri: str, analysis: Analysis) -> None:
     answering one): warm its corpus's index."""
     corpus = corpus_of(analysis)
     if corpus is not None:
-        warm(session, corpus, questions(analysis))
+        warm(session, corpus, analysis)
 
 
 def questions(analysis: Analysis) -> list[str | None]:

@@ -13,7 +13,7 @@ from pygls.lsp.server import LanguageServer
 from ...core.formats import get
 from ...ide.completion import Completions, complete, request_for
 from ..convert import Positions
-from ..indexing import questions, warm
+from ..indexing import warm
 from ..state import State
 
 TRIGGER_CHARACTERS = ["/", "[", "{", ",", " ", "-", ":"]
@@ -66,7 +66,7 @@ def register(server: LanguageServer, state: State) -> None:
         pos = session.positions(uri, analysis.text)
         req = request_for(analysis, pos.offset(params.position), session.indexes)
         if req.corpus is not None and req.index is None:
-            warm(session, req.corpus, questions(analysis))
+            warm(session, req.corpus, analysis)
             result = complete(req)  # alphabetical, touches no document: fine on the loop
         else:  # snippets read documents (lazily, for folder corpora): on the analysis thread
             result = await session.run(lambda: complete(req))
