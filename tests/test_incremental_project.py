@@ -99,11 +99,12 @@ def test_a_derived_evaluation_says_what_changed() -> None:
     rng = random.Random(5)
     docs = [f"d{i}" for i in range(40)]
     qrels = {f"q{i}": {d: rng.randint(0, 2) for d in rng.sample(docs, 6)} for i in range(30)}
-    run = {q: rng.sample(docs, 20) for q in qrels}
+    run = {q: rng.sample(docs, 20) for q in qrels if q not in ("q5", "q9")}  # two missing
     metrics = default_metrics(10)
     cache = ScoreCache()
     first = evaluate(qrels, run, metrics, cache=cache)
     assert first.since is None
+    assert first.missing_ids() == {"q5", "q9"}  # (made now, and handed on to the next)
     changed = dict(run)
     changed["q3"] = rng.sample(docs, 20)
     changed["q17"] = list(reversed(run["q17"]))
@@ -112,6 +113,7 @@ def test_a_derived_evaluation_says_what_changed() -> None:
     assert derived.since.keys == {"q3", "q17"}
     fresh = evaluate(qrels, changed, metrics)
     assert (derived.per_query, derived.mean) == (fresh.per_query, fresh.mean)
+    assert derived.missing_ids() == fresh.missing_ids() == set(fresh.missing) == {"q5", "q9"}
 
 
 def copy_question(text: str, rng: random.Random) -> str:

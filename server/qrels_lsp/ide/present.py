@@ -81,7 +81,7 @@ def query_lens_titles(
     k = ctx.k
     against = base.evaluation.per_query if base is not None else None
     tables = [
-        (f"{r.name}: ", r.evaluation.per_query, set(r.evaluation.missing), r is not base)
+        (f"{r.name}: ", r.evaluation.per_query, r.evaluation.missing_ids(), r is not base)
         for r in runs
     ]
     for query in queries:

@@ -23,6 +23,16 @@ class Evaluation:
     unknown: list[str] = field(default_factory=list)  # in the run, not golden: ignored
     unanswerable: list[str] = field(default_factory=list)  # not scored, out of the means
     since: Since | None = None  # how ``per_query`` was made from the last evaluation's, if it was
+    _missing: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def missing_ids(self) -> frozenset[str]:
+        """``missing`` as a set: made once, and handed on to the evaluations derived from this
+        one (their missing queries are the same). A lens asks after every keystroke, and
+        hashing the 90,000 ids a short run leaves out takes longer than the lens itself."""
+        found = self._missing
+        if found is None:
+            found = self._missing = frozenset(self.missing)
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +142,7 @@ class ScoreCache:
             unanswerable=list(prev.unanswerable),
             since=Since(prev.per_query, frozenset(changed)),
         )
+        out._missing = prev._missing
         columns = last.columns.updated(per_query, changed)
         out.mean = columns.means()
         self._last = _Last(qrels, run, unanswerable, columns, out)
