@@ -19,6 +19,8 @@ import contextlib
 import inspect
 import json
 import logging
+import os
+import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -167,7 +169,9 @@ def run_stdio(
 ) -> None:
     """pygls's stdio server, reading with ``loop`` (our framing) instead of pygls's."""
     server._stop_event = threading.Event()
-    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    out = stdout or sys.stdout.buffer
+    widen_pipe(out)
+    server.protocol.set_writer(StdoutWriter(out))
     try:
         loop(server.protocol, server._stop_event, stdin)
     except BrokenPipeError:
@@ -176,6 +180,26 @@ def run_stdio(
         pass
     finally:
         server.shutdown()  # type: ignore[no-untyped-call]
+
+
+PIPE_BYTES = 1 << 20
+"""What the pipe to the editor is widened to (Linux's default most a user may ask for)."""
+
+
+def widen_pipe(stream: BinaryIO) -> None:
+    """Widen the pipe ``stream`` writes into, when it is one and the system lets us.
+
+    A pipe holds 64 KiB by default: the lenses of 100,000 questions (30 MB) cross it in 500
+    turns of writer and reader, a megabyte pipe in 30, and the editor has them sooner. Where
+    it cannot be (not a pipe, not Linux, over the limit) nothing changes."""
+    try:
+        fd = stream.fileno()
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            import fcntl  # (not on Windows)
+
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (OSError, ValueError, AttributeError, ImportError):
+        return
 
 
 def run_tcp(server: LanguageServer, serve: Any, host: str, port: int) -> None:
