@@ -224,7 +224,7 @@ class MovedQueries(Mapping[str, Query]):
         firsts: tuple[int, ...],
         totals: tuple[int, ...],
     ) -> None:
-        self._base = base  # (a plain dict, shared by every version made from it)
+        self._base = base  # the parse's queries, shared by every version made from it
         self._index = index  # query id -> its place
         self._ids = ids  # the ids in order
         self._replaced = replaced  # re-parsed entries, moved back to the base's places
@@ -244,16 +244,12 @@ class MovedQueries(Mapping[str, Query]):
         """The query ids in order (shared: do not change it)."""
         return self._ids
 
-    def _moved_by(self, place: int) -> int:
-        j = bisect.bisect_right(self._firsts, place) - 1
-        return self._totals[j] if j >= 0 else 0
-
     def edited(self, qid: str, query: Query, delta: int) -> Mapping[str, Query]:
         """The queries once the entry of ``qid`` is re-parsed as ``query`` (spans in the new
         text) and every later entry has moved by ``delta``."""
         place = self._index[qid]
         replaced = dict(self._replaced)
-        replaced[qid] = query.shifted(-self._moved_by(place))
+        replaced[qid] = query.shifted(-_moved_by(self._firsts, self._totals, place))
         firsts, totals = self._firsts, self._totals
         if delta:
             firsts, totals = _add_move(firsts, totals, place + 1, delta)
@@ -269,11 +265,10 @@ class MovedQueries(Mapping[str, Query]):
         firsts: tuple[int, ...],
         totals: tuple[int, ...],
     ) -> Query:
-        j = bisect.bisect_right(firsts, place) - 1
         query = replaced.get(qid)
         if query is None:
             query = self._base[qid]
-        return query.shifted(totals[j] if j >= 0 else 0)
+        return query.shifted(_moved_by(firsts, totals, place))
 
     def __getitem__(self, qid: str) -> Query:
         made = self._made.get(qid)
@@ -291,6 +286,12 @@ class MovedQueries(Mapping[str, Query]):
 
     def __len__(self) -> int:
         return len(self._ids)
+
+
+def _moved_by(firsts: tuple[int, ...], totals: tuple[int, ...], place: int) -> int:
+    """How far the query at ``place`` has moved: the total of the last move at or before it."""
+    j = bisect.bisect_right(firsts, place) - 1
+    return totals[j] if j >= 0 else 0
 
 
 def _add_move(
