@@ -125,6 +125,20 @@ def test_a_payload_patches_in_place_or_joins_again() -> None:
     assert bytes(Payload([]).data) == b"[]"
 
 
+def test_pieces_are_utf8_and_escape_only_lone_surrogates() -> None:
+    """A piece is written in UTF-8 (a title's `·` in 2 bytes, not 6) and reads back as the value
+    the escaping encoder gives, a lone surrogate from a file that is not UTF-8 included."""
+    from qrels_lsp.lsp.pieces import LINE, PieceCache, compact_json
+
+    value = {"line": LINE, "title": "recall@10 0.50 · MRR 0.33 ▲ | 🙂 q\udcff"}
+    template, first = PieceCache().piece("k", 7, lambda: compact_json(value))
+    data = template.at(first)
+    data.decode("utf-8")  # valid UTF-8 as it is
+    assert "·".encode() in data and b"\\u00b7" not in data
+    assert json.loads(data) == json.loads(json.dumps(value)) | {"line": 7}
+    assert len(data) < len(json.dumps(value, separators=(",", ":")))
+
+
 def test_spliced_payloads_equal_arrays_joined_again() -> None:
     """Random patches (same length, other lengths, a few or many pieces at once) on a payload and
     on what it became: always the array a fresh join of the pieces gives, starts included."""

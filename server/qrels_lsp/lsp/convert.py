@@ -69,7 +69,7 @@ class Positions:
 
 
 class RawJSON:
-    """A result already encoded as JSON (ASCII bytes), sent as it is (see QrelsProtocol): for
+    """A result already encoded as JSON (UTF-8 bytes), sent as it is (see QrelsProtocol): for
     responses with thousands of items, whose encoding would otherwise cost more than computing
     them."""
 

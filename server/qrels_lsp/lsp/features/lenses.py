@@ -6,7 +6,6 @@ shows what the codeLens response holds and does not honour refresh requests.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from ...core.project.analysis import Analysis, QrelsContext
 from ...ide.lenses import LensGroup, comparison_report, explanation, lens_groups, top_groups
 from ...ide.present import query_lens_titles
 from ..convert import Positions, RawJSON, uri_of
-from ..pieces import LINE, Last, PieceCache, Placed
+from ..pieces import LINE, Last, PieceCache, Placed, compact_json
 from ..state import State
 
 COMPARE_WAIT_S = 1.0
@@ -54,7 +53,7 @@ class LensEncoder:
         self._pieces = PieceCache()
 
     def encode(self, pos: Positions, analysis: Analysis) -> bytes:
-        """The lenses as a JSON array (ASCII)."""
+        """The lenses as a JSON array (UTF-8)."""
         ctx = analysis.context
         if isinstance(analysis.model, Qrels) and ctx is not None:
             last = self._pieces.last(pos, analysis)
@@ -126,7 +125,7 @@ class LensEncoder:
         if qid is not None:
             titles = (JOIN.join(titles),)
         lenses = [{"range": rng, "command": {"title": t, **command}} for t in titles]
-        return ",".join(json.dumps(lens, separators=(",", ":")) for lens in lenses)
+        return ",".join(compact_json(lens) for lens in lenses)
 
 
 def register(server: LanguageServer, state: State) -> None:

@@ -8,7 +8,6 @@ client's position encoding, and keeps the outline of a golden set as patched JSO
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from ...ide.locate import Target, locate
 from ...ide.navigation import Place, definition, references, workspace_symbols
 from ...ide.outline import Symbol, judged_count, lists_documents, outline, query_detail
 from ..convert import Positions, RawJSON, uri_of
-from ..pieces import LINE, Last, PieceCache, Placed
+from ..pieces import LINE, Last, PieceCache, Placed, compact_json
 from ..session import Session
 from ..state import State
 
@@ -90,9 +89,7 @@ class OutlineEncoder:
 
         docs = tuple((j.doc_id, j.grade, where(j.span)) for j in q.judgments) if children else None
         key = (q.qid, query_detail(q), where(q.block), where(q.span), docs)
-        return self._pieces.piece(
-            key, first, lambda: json.dumps(_symbol_json(*key), separators=(",", ":"))
-        )
+        return self._pieces.piece(key, first, lambda: compact_json(_symbol_json(*key)))
 
 
 def _range_json(where: tuple[int, int, int, int]) -> dict[str, Any]:
