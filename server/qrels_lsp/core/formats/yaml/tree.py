@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from ...base.files import QR006
-from ...base.findings import Finding, Severity, declare, finding
+from ...base.findings import Finding, Related, Severity, declare, finding
 from ...base.text import Span
 
 if TYPE_CHECKING:
@@ -392,6 +392,13 @@ def _syntax_finding(text: str, exc: yaml.MarkedYAMLError) -> Finding:
     end = index + 1 if index < len(text) and text[index] not in "\r\n" else index
     problem = exc.problem or "syntax error"
     message = f"YAML syntax error: {problem}"
-    if exc.context and exc.context_mark is not None:
-        message += f" ({exc.context} started on line {getattr(exc.context_mark, 'line', 0) + 1})"
-    return finding("QR001", Span(index, end), message)
+    related: tuple[Related, ...] = ()
+    context = exc.context_mark
+    if exc.context and context is not None:
+        # Where the context started is linked, not written: a line number in the words would
+        # be wrong once an edit above moved it (the editor moves a finding's places, not its
+        # words).
+        message += f" ({exc.context})"
+        at = max(0, min(context.index, len(text)))
+        related = (Related(Span(at, min(at + 1, len(text))), f"{exc.context} started here"),)
+    return finding("QR001", Span(index, end), message, related=related)
