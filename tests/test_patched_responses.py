@@ -64,6 +64,8 @@ def test_patched_lenses_equal_fresh_ones(
 
     monkeypatch.setattr(LensEncoder, "_changes", counted)
     rng = random.Random(7)
+    held: dict[int, tuple[bytearray, bytes]] = {}
+    sending = random.Random(11)  # (its own stream: the edits stay those of the seed)
     for _ in range(120):
         before = current[golden]
         current[golden] = edits(before, rng)
@@ -74,11 +76,17 @@ def test_patched_lenses_equal_fresh_ones(
         analysis = project.analyse(golden)
         assert analysis is not None
         pos = Positions(analysis.text, encoding)  # type: ignore[arg-type]
-        assert encoder.encode(pos, analysis) == LensEncoder(str(golden)).encode(pos, analysis)
+        ours = encoder.encode(pos, analysis)
+        assert ours == LensEncoder(str(golden)).encode(pos, analysis)
+        if sending.random() < 0.5:  # written to the editor: the next patch may write into it
+            encoder.sent(ours)
+        else:  # held (not sent yet): a patch must leave it as it was
+            held[id(ours)] = (ours, bytes(ours))
         if not isinstance(analysis.model, Qrels) or not analysis.model.runs:
             # the edit broke the file's top (its `runs:` is gone): undo it, as its author would
             # (the runs that name the golden set with `qrels:` are still found)
             current[golden] = before
+    assert all(bytes(data) == copy for data, copy in held.values())
     # Half the demo's edits add or remove a line, break the file or re-score everything (as a
     # re-read run does); the others must have been patched, or this would not test the patching.
     assert patched["n"] >= (10 if run_edits else 30), "edits in one entry and line are patched"
@@ -108,6 +116,19 @@ def test_lenses_of_a_golden_set_without_runs_are_patched(tmp_path: Path) -> None
         )
         assert encoder.encode(pos, analysis) == LensEncoder(str(golden)).encode(pos, analysis)
     assert patched == 4  # all but the first
+
+
+def test_a_lent_payload_is_patched_in_a_copy_until_it_is_sent() -> None:
+    """A response handed out and not written yet never changes under its holder; once written,
+    the next patch writes into the same bytes (no copy of a 30 MB response)."""
+    from qrels_lsp.lsp.pieces import Payload
+
+    payload = Payload([b'"a"', b'"b"'])
+    payload.lent = True
+    handed = payload.data
+    copy = payload.patched({0: b'"c"'})
+    assert copy is not payload and handed == b'["a","b"]' and copy.data == b'["c","b"]'
+    assert copy.patched({1: b'"d"'}) is copy and copy.data == b'["c","d"]'  # not lent: in place
 
 
 def test_a_payload_patches_in_place_or_joins_again() -> None:

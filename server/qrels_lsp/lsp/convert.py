@@ -5,7 +5,7 @@ Nothing above this module knows about UTF-16; nothing below it knows about lspro
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from lsprotocol import types
@@ -71,12 +71,16 @@ class Positions:
 class RawJSON:
     """A result already encoded as JSON (UTF-8 bytes), sent as it is (see QrelsProtocol): for
     responses with thousands of items, whose encoding would otherwise cost more than computing
-    them."""
+    them. ``sent``: told the bytes once they are written, when their maker lent them (see
+    ``pieces.Payload``) and may change them after that."""
 
-    __slots__ = ("data",)
+    __slots__ = ("data", "sent")
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(
+        self, data: bytes | bytearray, sent: Callable[[bytes | bytearray], None] | None = None
+    ) -> None:
         self.data = data
+        self.sent = sent
 
 
 def diagnostic(

@@ -52,7 +52,11 @@ class LensEncoder:
         self.path = path
         self._pieces = PieceCache()
 
-    def encode(self, pos: Positions, analysis: Analysis) -> bytes:
+    def sent(self, data: bytes | bytearray) -> None:
+        """A response of this encoder was written: its bytes may be patched in place again."""
+        self._pieces.sent(data)
+
+    def encode(self, pos: Positions, analysis: Analysis) -> bytearray:
         """The lenses as a JSON array (UTF-8)."""
         ctx = analysis.context
         if isinstance(analysis.model, Qrels) and ctx is not None:
@@ -150,7 +154,7 @@ def register(server: LanguageServer, state: State) -> None:
         encoder = encoders.get(uri)
         if encoder is None or encoder.path != path:
             encoder = encoders[uri] = LensEncoder(path)
-        return RawJSON(encoder.encode(pos, analysis))  # type: ignore[return-value]
+        return RawJSON(encoder.encode(pos, analysis), encoder.sent)  # type: ignore[return-value]
 
     # pygls reads a command handler's annotations when it is called, to convert the arguments
     # (a dict here: anything else is answered with InvalidParams).

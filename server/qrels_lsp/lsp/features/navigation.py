@@ -48,7 +48,11 @@ class OutlineEncoder:
     def __init__(self) -> None:
         self._pieces = PieceCache()
 
-    def encode(self, pos: Positions, analysis: Analysis) -> bytes:
+    def sent(self, data: bytes | bytearray) -> None:
+        """A response of this encoder was written: its bytes may be patched in place again."""
+        self._pieces.sent(data)
+
+    def encode(self, pos: Positions, analysis: Analysis) -> bytearray:
         model = analysis.model
         assert isinstance(model, Qrels)
         last = self._pieces.last(pos, analysis)
@@ -213,7 +217,7 @@ def register(server: LanguageServer, state: State) -> None:
         )
         if hierarchical and isinstance(analysis.model, Qrels):
             encoder = outlines.setdefault(uri, OutlineEncoder())
-            return RawJSON(encoder.encode(pos, analysis))  # type: ignore[return-value]
+            return RawJSON(encoder.encode(pos, analysis), encoder.sent)  # type: ignore[return-value]
         symbols = [symbol_of(s, pos) for s in outline(analysis.model)]
         return symbols if hierarchical else _flatten(symbols, uri)
 
