@@ -360,8 +360,9 @@ class Comparer:
             rows = slice(None) if touched.size == S.shape[0] else touched
             step = step[:, rows].T  # (touched, changed)
             # sum(s * q) corrected by each changed query's s * (q_new - q_old): exact integers.
-            S[rows] += step @ state.kept.sign_columns(changed)
-            T[rows] += step @ state.kept.count_columns(changed)
+            # np.dot, not `@`, which holds the interpreter lock (see stats.resampled_sums)
+            S[rows] += np.dot(step, state.kept.sign_columns(changed))
+            T[rows] += np.dot(step, state.kept.count_columns(changed))
             state.p_random[rows] = stats.sampled_p(S[rows], Q[rows], scale[rows])
             state.ci[rows] = stats.interval(T[rows], family.n, scale[rows], LEVEL)
         state.Q = Q
