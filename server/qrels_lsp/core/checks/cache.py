@@ -62,14 +62,18 @@ class CheckCache:
             self._places = {qid: i for i, qid in enumerate(found)}
         self._last = (qrels, found, flagged)
 
-    def in_order(self, flagged: frozenset[str]) -> list[str] | None:
-        """``flagged`` in the order of the last whole check (an edit keeps every query's place),
-        or None when they are too many to be worth sorting or one has no known place: walking
-        a hundred thousand findings lists scattered over a large heap takes 15-20 ms."""
+    def flagged_findings(self) -> list[Finding] | None:
+        """The last per-query findings, from the queries that have any only, in the order of the
+        last whole check (an edit of one entry keeps every query's place); None when they are
+        too many to be worth sorting: walking a hundred thousand findings lists scattered over
+        a large heap takes 15-20 ms."""
+        if self._last is None:
+            return None
+        _qrels, found, flagged = self._last
         places = self._places
         if len(flagged) > len(places) // 8 or any(q not in places for q in flagged):
             return None
-        return sorted(flagged, key=places.__getitem__)
+        return [f for qid in sorted(flagged, key=places.__getitem__) for f in found[qid]]
 
     def last_for(self, edit: EntryEdit) -> tuple[dict[str, list[Finding]], frozenset[str]] | None:
         """The last per-query findings and the queries that have any, if they were computed for

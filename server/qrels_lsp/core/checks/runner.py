@@ -78,11 +78,8 @@ def check_golden(
         cache.remember(qrels, per_query, flagged)
     whole = GoldenInputs(qrels, text, corpus, level, edit)
     out = [f for c in golden_checks if not c.after_queries for f in c.run(whole)]
-    ordered = cache.in_order(flagged) if cache is not None and flagged is not None else None
-    if ordered is None:
-        out.extend(itertools.chain.from_iterable(per_query.values()))
-    else:  # the others have no findings
-        out.extend(itertools.chain.from_iterable(per_query[qid] for qid in ordered))
+    gathered = cache.flagged_findings() if cache is not None else None
+    out.extend(itertools.chain.from_iterable(per_query.values()) if gathered is None else gathered)
     out.extend(f for c in golden_checks if c.after_queries for f in c.run(whole))
     return out
 
