@@ -15,17 +15,23 @@ from . import bm25, check, compare, convert, demo, fuse, gate, pool, report, sco
 from .common import UsageError, log_text
 
 COMMANDS = (check, score, compare, gate, pool, report, fuse, bm25, convert, demo, serve)
+NAMES = {command.__name__.rpartition(".")[2]: command for command in COMMANDS}
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line's parser, or, given a command's name, one with that command's
+    arguments only (its usage and help are the same): a command's ``add`` may import what its
+    defaults are (the gate's come from the core), and ``serve``, whose start the editor waits
+    for, pays for none of the others'."""
     p = argparse.ArgumentParser(
         prog="qrels-lsp",
         description="Check and score retrieval evaluation files: golden sets, runs, TREC qrels.",
     )
     p.add_argument("--version", action="version", version=f"qrels-lsp {__version__}")
     sub = p.add_subparsers(dest="command")
-    for command in COMMANDS:
-        command.add(sub)
+    for name, module in NAMES.items():
+        if command in (None, name):
+            module.add(sub)
     return p
 
 
@@ -33,9 +39,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The subcommands' modules bring in most of the core, whose hundreds of classes and tables
     # live as long as the process: collecting while they are made walks them again and again
     # (a tenth of the language server's start-up). The collector is back on before any work.
+    argv = sys.argv[1:] if argv is None else list(argv)
     gc.disable()
     try:
-        p = parser()
+        p = parser(argv[0] if argv and argv[0] in NAMES else None)
     finally:
         gc.enable()
     args = p.parse_args(argv)

@@ -12,7 +12,6 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.metrics.metric import split_metrics
 from .common import UsageError, allow_outside, log_text
 
 if TYPE_CHECKING:
@@ -108,6 +107,8 @@ def rules_args(args: argparse.Namespace) -> None:
             raise UsageError(f"--{name.replace('_', '-')} must be from 0 to 1")
     if not 0 < args.alpha < 1:
         raise UsageError("--alpha must be above 0 and below 1")
+    from ..core.metrics.metric import split_metrics
+
     names = [m for given in args.metric for m in split_metrics(given)]
     args.metrics = ",".join(names) if names else None
 
