@@ -22,7 +22,7 @@ from qrels_lsp.core.model import Qrels
 from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import load_config
 from qrels_lsp.lsp.convert import Positions
-from qrels_lsp.lsp.features.lenses import LensEncoder
+from qrels_lsp.lsp.encoders import LensEncoder, OutlineEncoder
 from test_incremental_project import edits
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
@@ -201,7 +201,7 @@ def test_patched_outlines_equal_lsprotocols(
     monkeypatch.setattr(outline, "MAX_OUTLINE_CHILDREN", limit)
     demo = Demo(tmp_path)
     golden, project = demo.golden, demo.project
-    encoder = navigation.OutlineEncoder()
+    encoder = OutlineEncoder()
     converter = default_converter()
     rng = random.Random(11)
     for _ in range(120):
@@ -232,7 +232,7 @@ def test_an_outline_crossing_the_document_limit_is_made_whole(
     assert first is not None and isinstance(first.model, Qrels)
     total = sum(len(q.judgments) for q in first.model.queries.values())
     monkeypatch.setattr(outline, "MAX_OUTLINE_CHILDREN", total)
-    encoder = navigation.OutlineEncoder()
+    encoder = OutlineEncoder()
     converter = default_converter()
     listed = "relevant: [kb/local-admin-page.md]"
     over = listed.replace("]", ", kb/factory-reset.md]")
@@ -274,7 +274,7 @@ def test_pieces_below_an_edit_that_adds_lines_are_moved(tmp_path: Path) -> None:
 
     demo = Demo(tmp_path)
     golden = demo.golden
-    lenses, outlines = LensEncoder(str(golden)), navigation.OutlineEncoder()
+    lenses, outlines = LensEncoder(str(golden)), OutlineEncoder()
     converter = default_converter()
     rng = random.Random(3)
     moved = 0

@@ -13,7 +13,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from qrels_lsp.lsp.features.lenses import JOIN
+from qrels_lsp.lsp.encoders import JOIN
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "server" / "qrels_lsp" / "examples"
 SERVER = [sys.executable, "-m", "qrels_lsp.cli", "serve", "--stdio"]

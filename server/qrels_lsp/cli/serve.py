@@ -19,7 +19,6 @@ def add(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import gc
     import os
 
     # One BLAS thread (set before numpy is imported): the comparison's matrix products share two
@@ -30,11 +29,11 @@ def run(args: argparse.Namespace) -> int:
 
     # lsprotocol builds thousands of long-lived objects at import: collecting while they are made
     # only walks them again and again. They are frozen out of every later collection instead.
-    gc.disable()
-    from ..lsp.server import serve
+    from ..lsp.heap import kept_for_good
 
-    gc.enable()
-    gc.freeze()
+    with kept_for_good():
+        from ..lsp.server import serve
+
     host, port = None, None
     if args.tcp:
         host, _, port_text = args.tcp.rpartition(":")

@@ -8,6 +8,7 @@ judge for that query) or ``unknownDocument`` (not in the corpus, when the corpus
 read whole). In the line formats the other fields are standard types: the query id
 ``variable``, TREC's ``Q0``/iteration column ``keyword``, ranks, scores and grades ``number``, a
 run's tag ``string``. YAML keys and values other than document ids keep the YAML colours.
+Every type is one of ``token_types.py``, the server's legend.
 """
 
 from __future__ import annotations
@@ -21,18 +22,6 @@ from ..core.formats.corpus import Corpus
 from ..core.model import Qrels
 from ..core.project.analysis import Analysis
 from .locate import in_range, queries_in
-
-TOKEN_TYPES = (
-    "relevantDocument",
-    "irrelevantDocument",
-    "unjudgedDocument",
-    "unknownDocument",
-    "variable",
-    "keyword",
-    "number",
-    "string",
-)
-"""The legend, in the order the server declares it (a token's type is its index here)."""
 
 MAX_TOKENS = 100_000
 """Tokens of one response: a million-line run would otherwise be tens of megabytes per edit.

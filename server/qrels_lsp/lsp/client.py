@@ -11,17 +11,20 @@ import itertools
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 
-from ..core.base.text import Encoding
 from .convert import encoding_of
+
+if TYPE_CHECKING:
+    from ..core.base.text import Encoding
 
 log = logging.getLogger(__name__)
 SETTINGS_SECTION = "qrels"
+MAX_PROBLEMS_SHOWN = 5
 
 
 class Client:
@@ -83,6 +86,14 @@ class Client:
         self._server.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Warning, message=message)
         )
+
+    def warn_settings(self, problems: list[str]) -> None:
+        """One pop-up for every problem in the settings, however many keys a client sent."""
+        if not problems:
+            return
+        shown = problems[:MAX_PROBLEMS_SHOWN]
+        more = len(problems) - len(shown)
+        self.warn("qrels-lsp: " + " ".join(shown) + (f" ({more:,} more problems.)" if more else ""))
 
     def inform(self, message: str) -> None:
         self._server.window_show_message(

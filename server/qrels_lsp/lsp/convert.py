@@ -12,9 +12,8 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..core.base.escape import valid_text
-from ..core.base.findings import Finding, Fix, TextEdit
+from ..core.base.findings import CODES, Finding, Fix, TextEdit
 from ..core.base.text import Encoding, Span, line_index
-from ..core.codes import CODES
 
 SOURCE = "qrels-lsp"
 
@@ -96,6 +95,8 @@ def diagnostic(
                 message=valid_text(r.message),
             )
         )
+    # Declared by the module that made the finding: in the table without core/codes.py, which
+    # imports every check (and the server answers initialize before the core is imported).
     check = CODES.get(f.code)
     return types.Diagnostic(
         range=pos.range(f.span),

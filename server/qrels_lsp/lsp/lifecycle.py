@@ -16,25 +16,26 @@ from pygls.lsp.server import LanguageServer
 from . import compat
 from .client import SETTINGS_SECTION
 from .convert import path_of
-from .state import State
+from .state import Handshake, State
 
 ALLOWANCE = "allow_outside"
-MAX_PROBLEMS_SHOWN = 5
 
 
 def register(server: LanguageServer, state: State) -> None:
-    session, client, publisher = state.session, state.client, state.publisher
+    client = state.client
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: LanguageServer, params: types.InitializeParams) -> None:
-        client.started(_running_loop())
+        """Say what the service is to be made from; it is made once this answer is sent."""
+        loop = _running_loop()
+        client.started(loop)
         compat.use_indexed_documents(ls.workspace)
         settings = _settings_dict(params.initialization_options)
         # The one source of `allow_outside`: the editor's own start-up options (its user
         # configuration). Settings pulled later may come from the workspace (Emacs answers them
         # from a project's .dir-locals.el without asking), so they cannot widen what is read.
-        session.allowance = (settings or {}).get(ALLOWANCE)
-        problems = session.configure(_root_of(params), settings, _folders_of(params))
+        allowance = (settings or {}).get(ALLOWANCE)
+        state.handshake = Handshake(_root_of(params), _folders_of(params), settings, allowance)
         client.pulls_diagnostics = bool(
             client.supports("text_document.diagnostic")
             and client.supports("workspace.diagnostics.refresh_support")
@@ -42,7 +43,10 @@ def register(server: LanguageServer, state: State) -> None:
         if not client.pulls_diagnostics:
             compat.drop_feature(ls, types.TEXT_DOCUMENT_DIAGNOSTIC)
             compat.drop_feature(ls, types.WORKSPACE_DIAGNOSTIC)
-        _warn(state, problems)
+        if state.started is not None:  # initialize again (a protocol error pygls answers)
+            state.started.configure(state.handshake)
+        elif loop is not None:  # (pygls writes the answer before the loop runs this)
+            loop.call_soon(state.start)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
@@ -51,18 +55,20 @@ def register(server: LanguageServer, state: State) -> None:
         if settings is not None:
             _apply_settings(state, settings)
         await client.watch_files()
-        publisher.config()
+        state.publisher.config()
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: LanguageServer, params: None) -> None:
-        session.shutdown()
+        if state.started is not None:
+            state.started.session.shutdown()
 
     @server.feature(types.EXIT)
     def exit_now(ls: LanguageServer, params: None) -> None:
         """`exit` ends the process whatever it is doing: an index build or a long analysis
         holds the worker threads, which would otherwise keep the interpreter from exiting."""
         code = 0 if compat.shutting_down(ls.protocol) else 1
-        session.shutdown()
+        if state.started is not None:
+            state.started.session.shutdown()
         try:
             sys.stdout.flush()
         finally:
@@ -70,12 +76,14 @@ def register(server: LanguageServer, state: State) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        session = state.session
         session.opened(params.text_document.uri)
         if session.is_ours(params.text_document.uri):
             session.changed(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        session = state.session
         if session.is_ours(params.text_document.uri):
             session.changed(params.text_document.uri)
 
@@ -83,10 +91,11 @@ def register(server: LanguageServer, state: State) -> None:
     def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
         path = path_of(params.text_document.uri)
         if path is not None:
-            session.files_changed([path])
+            state.session.files_changed([path])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        session = state.session
         session.forget_document(params.text_document.uri)
         path = path_of(params.text_document.uri)
         if path is not None:  # the file on disk is the truth again for its dependents
@@ -96,6 +105,7 @@ def register(server: LanguageServer, state: State) -> None:
     def folders_changed(ls: LanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         """pygls has updated its folders: the boundary follows them."""
         folders = [path_of(uri) for uri in client.folders()]
+        session = state.session
         session.configure(None, None, [f for f in folders if f is not None])
         session.reanalyse_open()
 
@@ -103,7 +113,7 @@ def register(server: LanguageServer, state: State) -> None:
     def watched(ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
         paths = [p for p in (path_of(c.uri) for c in params.changes) if p is not None]
         if paths:
-            session.files_changed(paths)
+            state.session.files_changed(paths)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(
@@ -118,7 +128,7 @@ def register(server: LanguageServer, state: State) -> None:
                 _apply_settings(state, pulled)
         elif isinstance(settings, dict):
             _apply_settings(state, settings)
-        session.reanalyse_open()
+        state.session.reanalyse_open()
 
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
@@ -130,8 +140,8 @@ def register(server: LanguageServer, state: State) -> None:
         ls: LanguageServer, params: types.DocumentDiagnosticParams
     ) -> types.DocumentDiagnosticReport:
         uri = params.text_document.uri
-        analysis = await session.analysis_if_ours(uri)
-        items = publisher.items(uri, analysis) if analysis is not None else []
+        analysis = await state.session.analysis_if_ours(uri)
+        items = state.publisher.items(uri, analysis) if analysis is not None else []
         return types.RelatedFullDocumentDiagnosticReport(items=items)
 
 
@@ -185,14 +195,4 @@ def _apply_settings(state: State, settings: Any) -> None:
         )
     if session.allowance is not None:
         settings[ALLOWANCE] = session.allowance
-    _warn(state, problems + session.configure(None, settings))
-
-
-def _warn(state: State, problems: list[str]) -> None:
-    """One pop-up for every problem in the settings, however many keys a client sent."""
-    if not problems:
-        return
-    shown = problems[:MAX_PROBLEMS_SHOWN]
-    more = len(problems) - len(shown)
-    text = "qrels-lsp: " + " ".join(shown) + (f" ({more:,} more problems.)" if more else "")
-    state.client.warn(text)
+    state.client.warn_settings(problems + session.configure(None, settings))

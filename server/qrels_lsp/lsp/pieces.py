@@ -19,10 +19,12 @@ import json
 import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.project.analysis import Analysis
 from .convert import Positions
+
+if TYPE_CHECKING:
+    from ..core.project.analysis import Analysis
 
 
 class Payload:

@@ -1,5 +1,8 @@
 """The pygls server: built here, with the transport of ``transport.py`` and the handlers of
-``lifecycle.py`` and ``features/``, each given the :class:`~.state.State` (never this object)."""
+``lifecycle.py`` and ``features/``, each given the :class:`~.state.State` (never this object).
+
+Nothing imported here imports the core beyond ``core/base``: the server answers ``initialize``
+as soon as lsprotocol and pygls are loaded, and the session comes after (``state.py``)."""
 
 from __future__ import annotations
 
@@ -10,9 +13,8 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from . import compat, indexing, lifecycle
+from . import compat, lifecycle
 from .client import Client
-from .diagnostics import Publisher
 from .features import (
     actions,
     completion,
@@ -29,7 +31,6 @@ from .features import (
     workspace_diagnostics,
 )
 from .gate import Gate
-from .session import Session
 from .state import State
 from .transport import run_stdio, serve_socket
 
@@ -54,14 +55,7 @@ class QrelsServer(LanguageServer):
 
 def create_server() -> QrelsServer:
     server = QrelsServer()
-    client = Client(server)
-    session = Session(client, server.gate)
-    publisher = Publisher(session, client)
-    session.on_result.append(publisher.result)
-    session.on_close.append(publisher.cleared)
-    session.on_config.append(publisher.config)
-    session.on_analysis.append(lambda uri, analysis: indexing.on_analysis(session, uri, analysis))
-    state = State(session, client, publisher)
+    state = State(Client(server), server.gate)
     lifecycle.register(server, state)
     for feature in (
         *(lenses, judging, report, inlay, hover, completion, navigation, actions),

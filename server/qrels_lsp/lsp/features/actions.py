@@ -5,23 +5,22 @@ renaming a query id across a golden set and its runs. The edits are the editor l
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from ...core.base.findings import Finding, Fix, TextEdit
-from ...core.base.text import Span
-from ...core.coverage.pool import Pair
-from ...core.model import Qrels
-from ...core.project.analysis import Analysis
-from ...ide.actions import fixes_at, judge_fixes, retrieved_at
-from ...ide.judging import next_fixes
-from ...ide.rename import RenameError, query_id_at, rename_in_project
+from ..commands import JUDGE_NEXT_COMMAND
 from ..convert import Positions, code_action, diagnostic, uri_of, workspace_edit
-from ..session import Session
 from ..state import State
-from .lenses import JUDGE_NEXT_COMMAND
+
+if TYPE_CHECKING:
+    from ...core.base.findings import Finding, Fix, TextEdit
+    from ...core.base.text import Span
+    from ...core.coverage.pool import Pair
+    from ...core.project.analysis import Analysis
+    from ..session import Session
 
 JUDGE_KIND = types.CodeActionKind.RefactorRewrite
 REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
@@ -59,6 +58,8 @@ async def _judge_next(
     session: Session, uri: str, pos: Positions, analysis: Analysis, span: Span
 ) -> list[types.CodeAction]:
     """At a question's id: judge its next pair of the queue, then go to the next one."""
+    from ...ide.judging import next_fixes
+
     project, judging = session.project, session.judging.get(uri)
 
     def fixes() -> list[tuple[Pair, Fix]]:  # a parse of the question's entry: not on the loop
@@ -76,8 +77,6 @@ async def _judge_next(
 
 
 def register(server: LanguageServer, state: State) -> None:
-    session = state.session
-
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, JUDGE_KIND]),
@@ -85,7 +84,10 @@ def register(server: LanguageServer, state: State) -> None:
     async def code_actions(
         ls: LanguageServer, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
-        uri = params.text_document.uri
+        from ...core.model import Qrels
+        from ...ide.actions import fixes_at, judge_fixes, retrieved_at
+
+        session, uri = state.session, params.text_document.uri
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return None
@@ -112,7 +114,9 @@ def register(server: LanguageServer, state: State) -> None:
     async def prepare_rename(
         ls: LanguageServer, params: types.PrepareRenameParams
     ) -> types.PrepareRenamePlaceholder | None:
-        uri = params.text_document.uri
+        from ...ide.rename import query_id_at
+
+        session, uri = state.session, params.text_document.uri
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return None
@@ -124,7 +128,9 @@ def register(server: LanguageServer, state: State) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     async def rename(ls: LanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-        uri = params.text_document.uri
+        from ...ide.rename import RenameError, rename_in_project
+
+        session, uri = state.session, params.text_document.uri
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return None

@@ -7,14 +7,16 @@ asks again."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ...core.formats import get
-from ...ide.completion import Completions, complete, request_for
 from ..convert import Positions
-from ..indexing import warm
 from ..state import State
+
+if TYPE_CHECKING:
+    from ...ide.completion import Completions
 
 TRIGGER_CHARACTERS = ["/", "[", "{", ",", " ", "-", ":"]
 _KINDS = {
@@ -50,7 +52,7 @@ def completion_list(result: Completions, pos: Positions, markdown: bool) -> type
 
 
 def register(server: LanguageServer, state: State) -> None:
-    session, client = state.session, state.client
+    client = state.client
 
     @server.feature(
         types.TEXT_DOCUMENT_COMPLETION,
@@ -59,7 +61,11 @@ def register(server: LanguageServer, state: State) -> None:
     async def completion(
         ls: LanguageServer, params: types.CompletionParams
     ) -> types.CompletionList | None:
-        uri = params.text_document.uri
+        from ...core.formats import get
+        from ...ide.completion import complete, request_for
+        from ..indexing import warm
+
+        session, uri = state.session, params.text_document.uri
         analysis = await session.analysis_if_ours(uri)
         if analysis is None or not get(analysis.kind).yaml:
             return None

@@ -8,19 +8,18 @@ import json
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ...ide.folding import folds
 from ..convert import RawJSON
 from ..state import State
 
 
 def register(server: LanguageServer, state: State) -> None:
-    session = state.session
-
     @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
     async def folding_range(
         ls: LanguageServer, params: types.FoldingRangeParams
     ) -> list[types.FoldingRange] | None:
-        uri = params.text_document.uri
+        from ...ide.folding import folds
+
+        session, uri = state.session, params.text_document.uri
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return None

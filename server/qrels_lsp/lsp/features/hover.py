@@ -6,16 +6,17 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ...ide.hover import hover_target, hover_text
 from ..state import State
 
 
 def register(server: LanguageServer, state: State) -> None:
-    session, client = state.session, state.client
+    client = state.client
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: LanguageServer, params: types.HoverParams) -> types.Hover | None:
-        uri = params.text_document.uri
+        from ...ide.hover import hover_target, hover_text
+
+        session, uri = state.session, params.text_document.uri
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return None

@@ -5,18 +5,17 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ...ide.inlay import hint_items
 from ..state import State
 
 
 def register(server: LanguageServer, state: State) -> None:
-    session = state.session
-
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
     async def inlay_hint(
         ls: LanguageServer, params: types.InlayHintParams
     ) -> list[types.InlayHint]:
-        uri = params.text_document.uri
+        from ...ide.inlay import hint_items
+
+        session, uri = state.session, params.text_document.uri
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return []

@@ -10,21 +10,22 @@ from typing import Any
 
 from pygls.lsp.server import LanguageServer
 
-from ...core.model import Qrels
-from ...ide.judging import next_pair
+from ..commands import JUDGE_NEXT_COMMAND
 from ..convert import uri_of
 from ..state import State
-from .lenses import JUDGE_NEXT_COMMAND
 
 
 def register(server: LanguageServer, state: State) -> None:
-    session, client = state.session, state.client
-    session.on_close.append(lambda uri: session.judging.pop(uri, None))
+    client = state.client
+    state.on_close.append(lambda uri: state.session.judging.pop(uri, None))
 
     @server.command(JUDGE_NEXT_COMMAND)
     async def judge_next(ls: LanguageServer, args: dict[str, Any]) -> dict[str, Any] | None:
         """Select the next pair's question; its pair, and how many are left, as the result."""
-        uri = uri_of(Path(str(args.get("path", ""))))
+        from ...core.model import Qrels
+        from ...ide.judging import next_pair
+
+        session, uri = state.session, uri_of(Path(str(args.get("path", ""))))
         analysis = await session.analysis_if_ours(uri)
         if analysis is None or not isinstance(analysis.model, Qrels):
             return None

@@ -6,13 +6,12 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ...ide.links import links
 from ..convert import uri_of
 from ..state import State
 
 
 def register(server: LanguageServer, state: State) -> None:
-    session, client = state.session, state.client
+    client = state.client
 
     @server.feature(
         types.TEXT_DOCUMENT_DOCUMENT_LINK, types.DocumentLinkOptions(resolve_provider=False)
@@ -20,7 +19,9 @@ def register(server: LanguageServer, state: State) -> None:
     async def document_link(
         ls: LanguageServer, params: types.DocumentLinkParams
     ) -> list[types.DocumentLink] | None:
-        uri = params.text_document.uri
+        from ...ide.links import links
+
+        session, uri = state.session, params.text_document.uri
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return None

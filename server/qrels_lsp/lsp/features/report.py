@@ -6,21 +6,23 @@ webview)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.lsp.server import LanguageServer
 
-from ...core.model import Qrels
-from ...core.project.analysis import Analysis, Project
-from ...ide.report import build_report, write_report
+from ..commands import REPORT_COMMAND
 from ..convert import uri_of
 from ..state import State
-from .lenses import REPORT_COMMAND
+
+if TYPE_CHECKING:
+    from ...core.project.analysis import Analysis, Project
 
 
 def report_of(project: Project, analysis: Analysis) -> str:
     """The report of a golden set's runs, as its lenses show them, once their comparison is
     made (on the reports thread: it touches nothing of the project then)."""
+    from ...ide.report import build_report
+
     ctx = analysis.context
     assert ctx is not None
     comparisons = project.compare(analysis)
@@ -28,12 +30,15 @@ def report_of(project: Project, analysis: Analysis) -> str:
 
 
 def register(server: LanguageServer, state: State) -> None:
-    session, client = state.session, state.client
+    client = state.client
 
     @server.command(REPORT_COMMAND)
     async def report(ls: LanguageServer, args: dict[str, Any]) -> dict[str, Any] | None:
         """Write the report and open it; ``inline``: return its HTML instead."""
-        uri = uri_of(Path(str(args.get("path", ""))))
+        from ...core.model import Qrels
+        from ...ide.report import write_report
+
+        session, uri = state.session, uri_of(Path(str(args.get("path", ""))))
         analysis = await session.analysis_if_ours(uri)
         if analysis is None or analysis.context is None or not isinstance(analysis.model, Qrels):
             return None

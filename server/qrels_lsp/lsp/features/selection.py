@@ -6,18 +6,17 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ...ide.selection import selection
 from ..state import State
 
 
 def register(server: LanguageServer, state: State) -> None:
-    session = state.session
-
     @server.feature(types.TEXT_DOCUMENT_SELECTION_RANGE)
     async def selection_range(
         ls: LanguageServer, params: types.SelectionRangeParams
     ) -> list[types.SelectionRange] | None:
-        uri = params.text_document.uri
+        from ...ide.selection import selection
+
+        session, uri = state.session, params.text_document.uri
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return None

@@ -4,14 +4,18 @@ relative-encoded in the client's position encoding and sent as JSON bytes."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ...core.base.text import Span
-from ...ide.tokens import TOKEN_TYPES, Token, tokens
+from ...ide.token_types import TOKEN_TYPES
 from ..convert import Positions, RawJSON
 from ..state import State
+
+if TYPE_CHECKING:
+    from ...core.base.text import Span
+    from ...ide.tokens import Token
 
 LEGEND = types.SemanticTokensLegend(token_types=list(TOKEN_TYPES), token_modifiers=[])
 _INDEX = {name: i for i, name in enumerate(TOKEN_TYPES)}
@@ -34,9 +38,10 @@ def encode(found: list[Token], pos: Positions) -> bytes:
 
 
 def register(server: LanguageServer, state: State) -> None:
-    session = state.session
-
     async def answer(uri: str, rng: types.Range | None) -> RawJSON | None:
+        from ...ide.tokens import tokens
+
+        session = state.session
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return None

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from ..convert import uri_of
-from ..diagnostics import Publisher
-from ..session import Session
 from ..state import State
+
+if TYPE_CHECKING:
+    from ..diagnostics import Publisher
+    from ..session import Session
 
 Report = (
     types.WorkspaceFullDocumentDiagnosticReport | types.WorkspaceUnchangedDocumentDiagnosticReport
@@ -48,12 +51,13 @@ async def report(
 
 
 def register(server: LanguageServer, state: State) -> None:
-    session, client, publisher = state.session, state.client, state.publisher
+    client = state.client
 
     @server.feature(types.WORKSPACE_DIAGNOSTIC)
     async def workspace_diagnostic(
         ls: LanguageServer, params: types.WorkspaceDiagnosticParams
     ) -> types.WorkspaceDiagnosticReport:
+        session, publisher = state.session, state.publisher
         previous = {p.uri: p.value for p in params.previous_result_ids}
         files = await session.run(session.project.workspace_files)
         opened = set(client.open_uris())  # the document pulls report those
