@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from qrels_lsp.lsp.features.lenses import JOIN
+from qrels_lsp.lsp.encoders import JOIN
 
 
 def planted(text: str) -> dict[int, str]:
