@@ -28,7 +28,7 @@ class Recorder:
     def write(self, data):
         if not self.told:
             self.told = True
-            os.write(2, (json.dumps(sorted(sys.modules)) + "\\n").encode())
+            os.write(2, ("loaded: " + json.dumps(sorted(sys.modules)) + "\\n").encode())
         return self.out.write(data)
 
     def flush(self):
@@ -90,7 +90,8 @@ def test_initialize_is_answered_before_the_core_is_imported(tmp_path: Path) -> N
         client.answer(2)
         client.notify("exit")
         assert client.wait_exit(10) == 0
-        loaded = json.loads(client.stderr().splitlines()[0])
+        [line] = [x for x in client.stderr().splitlines() if x.startswith("loaded: ")]
+        loaded = json.loads(line.removeprefix("loaded: "))
     finally:
         client.kill()
     ours = [m for m in loaded if m.startswith("qrels_lsp.")]
