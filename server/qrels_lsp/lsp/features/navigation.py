@@ -138,7 +138,7 @@ def register(server: LanguageServer, state: State) -> None:
             "text_document.document_symbol.hierarchical_document_symbol_support"
         )
         if hierarchical and isinstance(analysis.model, Qrels):
-            encoder = outlines.setdefault(uri, OutlineEncoder())
+            encoder = outlines.get(uri) or outlines.setdefault(uri, OutlineEncoder())
             return RawJSON(encoder.encode(pos, analysis), encoder.sent)  # type: ignore[return-value]
         symbols = [symbol_of(s, pos) for s in outline(analysis.model)]
         return symbols if hierarchical else _flatten(symbols, uri)
