@@ -20,6 +20,14 @@ def frame(body: Any) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(data) + data
 
 
+def message(msg_id: Any, method: str, params: Any = None) -> bytes:
+    """A framed request (``msg_id`` None: a notification), to send alone or with others."""
+    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if msg_id is not None:
+        body["id"] = msg_id
+    return frame(body)
+
+
 class RawClient:
     def __init__(
         self,
@@ -49,10 +57,10 @@ class RawClient:
         self.proc.stdin.flush()
 
     def request(self, msg_id: Any, method: str, params: Any = None) -> None:
-        self.send(frame({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}))
+        self.send(message(msg_id, method, params))
 
     def notify(self, method: str, params: Any = None) -> None:
-        self.send(frame({"jsonrpc": "2.0", "method": method, "params": params}))
+        self.send(message(None, method, params))
 
     def initialize(self, options: Any = None) -> dict[str, Any]:
         uri = self.root.as_uri()

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .conftest import EXAMPLES
-from .raw import RawClient, frame
+from .raw import RawClient, message
 
 GOLDEN = "support.qrels.yaml"
 SERVE = """
@@ -51,13 +51,6 @@ sys.exit(main(["serve"]))
 HEAVY = ("numpy", "scipy", "yaml", "rank_bm25", "rapidfuzz", "re2")
 
 
-def _message(msg_id: int | None, method: str, params: object) -> bytes:
-    body: dict[str, object] = {"jsonrpc": "2.0", "method": method, "params": params}
-    if msg_id is not None:
-        body["id"] = msg_id
-    return frame(body)
-
-
 def test_initialize_is_answered_before_the_core_is_imported(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLES, root)
@@ -73,10 +66,10 @@ def test_initialize_is_answered_before_the_core_is_imported(tmp_path: Path) -> N
             "text": (root / GOLDEN).read_text(),
         }
         client.send(
-            _message(0, "initialize", {"capabilities": {}, "rootUri": root.as_uri()})
-            + _message(None, "initialized", {})
-            + _message(None, "textDocument/didOpen", {"textDocument": opened})
-            + _message(1, "textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+            message(0, "initialize", {"capabilities": {}, "rootUri": root.as_uri()})
+            + message(None, "initialized", {})
+            + message(None, "textDocument/didOpen", {"textDocument": opened})
+            + message(1, "textDocument/documentSymbol", {"textDocument": {"uri": uri}})
         )
         answer = client.answer(0)
         capabilities = answer["result"]["capabilities"]

@@ -11,16 +11,14 @@ import itertools
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 
+from ..core.base.text import Encoding
 from .convert import encoding_of
-
-if TYPE_CHECKING:
-    from ..core.base.text import Encoding
 
 log = logging.getLogger(__name__)
 SETTINGS_SECTION = "qrels"
