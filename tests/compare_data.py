@@ -4,6 +4,7 @@ against the Vaswani judgments, and runs generated from it with known differences
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 from conftest import TEST_DATA
@@ -69,3 +70,24 @@ def shuffled() -> dict[str, list[str]]:
 
 def values(per_query: PerQuery, metric: str, qids: list[str]) -> np.ndarray:
     return np.array([per_query.get(q, {}).get(metric, 0.0) for q in qids])
+
+
+def looping_case(tmp: Path) -> tuple[Path, Path, Path]:
+    """14 questions with ten relevant documents each; the head puts an irrelevant document in
+    place of the base's first on every question: precision@10 drops by 0.1 and rbp by 0.2
+    everywhere, in floats not quite equally (the rest of each ranking differs)."""
+    golden = ["k: 10", "queries:"]
+    base, head = [], []
+    for q in range(14):
+        docs = [f"d{q}-{i}" for i in range(10)]
+        golden += [f"  q{q}:", f"    question: question {q}", f"    relevant: [{', '.join(docs)}]"]
+        filler = [f"x{q}-{i}" for i in range(10)]
+        keep = 3 + q % 7  # a different precision on each question, the same drop
+        ranked_base = docs[:keep] + filler[: 10 - keep]
+        ranked_head = [filler[0], *docs[1:keep], *filler[1 : 11 - keep]]
+        for lines, ranked, tag in ((base, ranked_base, "base"), (head, ranked_head, "head")):
+            lines += [f"q{q} Q0 {d} {r + 1} {100 - r} {tag}" for r, d in enumerate(ranked)]
+    paths = tmp / "golden.qrels.yaml", tmp / "base.trec", tmp / "head.trec"
+    for path, lines in zip(paths, (golden, base, head), strict=True):
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return paths

@@ -36,6 +36,7 @@ KEYS = [
     "losses",
     "questions_needed",
     "detectable_difference",
+    "undefined",
 ]
 
 

@@ -189,7 +189,7 @@ def _table(comparisons: Comparisons) -> str:
     """Runs as rows and metrics as columns, as ranx's report reads, each significant difference
     marked; then, per run, every statistic of every metric."""
     from ..core.metrics import format_value
-    from ..ide.compare import DOWN, UP, p_text
+    from ..ide.compare import DOWN, UP, interval_text, p_text, undefined_notes
 
     items = comparisons.items
     metrics = list(dict.fromkeys(c.metric for c in items))
@@ -224,21 +224,21 @@ def _table(comparisons: Comparisons) -> str:
     for name in runs:
         rows = [head]
         for c in comparisons.for_run(name):
-            lo, hi = c.ci95
             rows.append(
                 [
                     c.metric,
                     f"{c.delta:+.4f}",
-                    f"[{lo:+.4f}, {hi:+.4f}]",
+                    interval_text(c.ci95, 4),
                     p_text(c.p_randomization),
-                    "n/a" if c.p_ttest is None else p_text(c.p_ttest),
+                    p_text(c.p_ttest),
                     p_text(c.p_adjusted) + (" *" if c.significant else ""),
                     f"{c.wins}/{c.losses}/{c.ties}",
-                    "-" if c.questions_needed is None else f"{c.questions_needed:,}",
-                    "-" if c.detectable_difference is None else f"{c.detectable_difference:.4f}",
+                    "n/a" if c.questions_needed is None else f"{c.questions_needed:,}",
+                    "n/a" if c.detectable_difference is None else f"{c.detectable_difference:.4f}",
                 ]
             )
         out += ["", f"{log_text(name)} vs {log_text(comparisons.base)}", *_aligned(rows)]
+        out += [log_text(note) for note in undefined_notes(comparisons.for_run(name))]
     d = comparisons.min_difference
     out += [
         "",

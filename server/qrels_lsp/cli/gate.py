@@ -183,15 +183,16 @@ def _repo_path(path: Path) -> str:
 
 
 def _text(v: Verdict, rules: Rules) -> str:
+    from ..ide.compare import interval_text, p_text
     from ..ide.gate import verdict_line
 
     out = [log_text(verdict_line(v))]
     out += [f"  - {log_text(r)}" for r in v.reasons]
     for c in v.comparisons.for_run(v.head):
-        lo, hi = c.ci95
         out.append(
             f"  {c.metric}: {c.base_mean:.4f} -> {c.run_mean:.4f} ({c.delta:+.4f} "
-            f"[{lo:+.4f}, {hi:+.4f}], p Holm {c.p_adjusted:.3g}, {c.wins}W {c.losses}L {c.ties}T)"
+            f"{interval_text(c.ci95, 4)}, p Holm {p_text(c.p_adjusted)}, "
+            f"{c.wins}W {c.losses}L {c.ties}T)"
         )
     out += [f"  judged@{v.k}: " + ", ".join(f"{log_text(r)} {x:.2f}" for r, x in v.judged.items())]
     return "\n".join(out) + "\n"

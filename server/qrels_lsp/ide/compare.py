@@ -21,11 +21,22 @@ def signed(x: float) -> str:
     return f"{x:+.2f}"
 
 
-def p_text(p: float) -> str:
-    """A p-value as people read it: two significant digits, never a bare 0."""
+def p_text(p: float | None) -> str:
+    """A p-value as people read it: two significant digits, never a bare 0; `n/a` where the
+    comparison cannot give one (``Comparison.undefined`` says why)."""
+    if p is None:
+        return "n/a"
     if p < 0.001:
         return "< 0.001"
     return f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+
+
+def interval_text(ci: tuple[float, float] | None, digits: int = 2) -> str:
+    """`[-0.01, +0.17]`, or `[n/a]` where no interval can be drawn."""
+    if ci is None:
+        return "[n/a]"
+    lo, hi = ci
+    return f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
 
 
 def verdict(c: Comparison) -> str:
@@ -39,9 +50,8 @@ def lens_title(c: Comparison, base: str) -> str:
     """`dense vs bm25 (baseline) · recall@5 +0.08 [-0.01, +0.17] · p 0.09 · 9W 3L 24T`: the
     headline metric's difference, its 95% interval, the Holm-adjusted p of the randomization
     test, and the questions each run wins, loses and ties."""
-    lo, hi = c.ci95
     title = (
-        f"{c.run} vs {base} · {c.metric} {signed(c.delta)} [{signed(lo)}, {signed(hi)}]"
+        f"{c.run} vs {base} · {c.metric} {signed(c.delta)} {interval_text(c.ci95)}"
         f" · p {p_text(c.p_adjusted)} · {c.wins}W {c.losses}L {c.ties}T"
     )
     return title + (f" · {verdict(c)}" if c.significant else "")
@@ -67,11 +77,34 @@ def header_lens_titles(comparisons: Comparisons | None, metric: str) -> list[str
 
 
 def _needed(c: Comparison) -> str:
-    return "–" if c.questions_needed is None else f"{c.questions_needed:,}"
+    return "n/a" if c.questions_needed is None else f"{c.questions_needed:,}"
 
 
 def _detectable(c: Comparison) -> str:
-    return "–" if c.detectable_difference is None else f"{c.detectable_difference:.3f}"
+    return "n/a" if c.detectable_difference is None else f"{c.detectable_difference:.3f}"
+
+
+_SHOWN_AS = {
+    "ci95": "interval",
+    "p_randomization": "p (rand.)",
+    "p_ttest": "p (t)",
+    "p_adjusted": "p (Holm)",
+    "questions_needed": "questions needed",
+    "detectable_difference": "detectable",
+}
+
+
+def undefined_notes(rows: Sequence[Comparison]) -> list[str]:
+    """Why each `n/a` is one: `n/a (p (t), questions needed) on recall@5: every question's delta
+    is the same (up to rounding): ...`, one line per metric and reason."""
+    out = []
+    for c in rows:
+        by_reason: dict[str, list[str]] = {}
+        for name, reason in c.undefined.items():
+            by_reason.setdefault(reason, []).append(_SHOWN_AS.get(name, name))
+        for reason, names in by_reason.items():
+            out.append(f"n/a ({', '.join(names)}) on {c.metric}: {reason}")
+    return out
 
 
 def comparison_table(rows: Sequence[Comparison]) -> list[str]:
@@ -82,11 +115,10 @@ def comparison_table(rows: Sequence[Comparison]) -> list[str]:
         "| --- |" + " ---: |" * 8 + " --- | ---: | ---: |",
     ]
     for c in rows:
-        lo, hi = c.ci95
-        p_t = "n/a" if c.p_ttest is None else p_text(c.p_ttest)
         out.append(
             f"| {md_text(c.metric)} | {format_value(c.base_mean)} | {format_value(c.run_mean)} "
-            f"| {c.delta:+.4f} | [{lo:+.4f}, {hi:+.4f}] | {p_text(c.p_randomization)} | {p_t} "
+            f"| {c.delta:+.4f} | {interval_text(c.ci95, 4)} | {p_text(c.p_randomization)} "
+            f"| {p_text(c.p_ttest)} "
             f"| {p_text(c.p_adjusted)} | {c.wins} / {c.losses} / {c.ties} | {verdict(c)} "
             f"| {_needed(c)} | {_detectable(c)} |"
         )
@@ -152,6 +184,7 @@ def comparison_markdown(
             "",
             *comparison_table(rows),
             "",
+            *(f"*{md_text(note)}*" for note in undefined_notes(rows)),
         ]
         top = next((c for c in rows if c.metric == metric), rows[0] if rows else None)
         if top is not None:

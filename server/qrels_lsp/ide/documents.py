@@ -56,7 +56,7 @@ def comparisons_document(comparisons: Comparisons) -> dict[str, Any]:
             "base_mean": c.base_mean,
             "run_mean": c.run_mean,
             "delta": c.delta,
-            "ci95": list(c.ci95),
+            "ci95": None if c.ci95 is None else list(c.ci95),
             "p_randomization": c.p_randomization,
             "p_ttest": c.p_ttest,
             "p_adjusted": c.p_adjusted,
@@ -66,6 +66,7 @@ def comparisons_document(comparisons: Comparisons) -> dict[str, Any]:
             "losses": c.losses,
             "questions_needed": c.questions_needed,
             "detectable_difference": c.detectable_difference,
+            "undefined": dict(c.undefined),
         }
         for c in comparisons.items
     ]

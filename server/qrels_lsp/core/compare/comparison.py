@@ -20,7 +20,16 @@ import numpy as np
 import numpy.typing as npt
 
 from . import stats
-from .results import Comparison, Comparisons
+from .results import (
+    NO_DIFFERENCE,
+    NO_QUESTIONS,
+    NO_VARIANCE,
+    NOT_FINITE,
+    ONE_QUESTION,
+    TOO_SMALL,
+    Comparison,
+    Comparisons,
+)
 from .stats import Array
 
 if TYPE_CHECKING:
@@ -164,22 +173,58 @@ def _means(family: _Family) -> Array:
     return means
 
 
-def _needed(
-    D: Array, deltas: Array, min_difference: float | None, alpha: float
-) -> tuple[list[int | None], list[float | None]]:
+def _why_undefined(D: Array) -> list[dict[str, str]]:
+    """Per comparison, the statistics that cannot be computed on its deltas, and why."""
     n = D.shape[1]
-    C = D.shape[0]
-    if n < 2:
-        return [None] * C, [None] * C
-    sd = D.std(axis=1, ddof=1)
-    target = np.abs(deltas) if min_difference is None else np.full(C, abs(min_difference))
-    known = (sd > 0) & (target > 0) & np.isfinite(sd) & np.isfinite(target)
+    finite = [bool(x) for x in stats.finite_rows(D)]
+    flat = [bool(x) for x in stats.flat(D)]
+    out: list[dict[str, str]] = []
+    for c in range(D.shape[0]):
+        why: dict[str, str] = {}
+        if n == 0 or not finite[c]:
+            reason = NO_QUESTIONS if n == 0 else NOT_FINITE
+            for name in ("ci95", "p_randomization", "p_adjusted", *_SIZING):
+                why[name] = reason
+        elif n < 2:
+            why.update(dict.fromkeys(_SIZING, ONE_QUESTION))
+        elif flat[c]:
+            why.update(dict.fromkeys(_SIZING, NO_VARIANCE))
+        out.append(why)
+    return out
+
+
+_SIZING = ("p_ttest", "questions_needed", "detectable_difference")
+"""The statistics that need a spread of the deltas: the t-test and its power analysis."""
+
+
+def _needed(
+    D: Array,
+    deltas: Array,
+    min_difference: float | None,
+    alpha: float,
+    undefined: list[dict[str, str]],
+) -> tuple[list[int | None], list[float | None]]:
+    """Questions needed and the detectable difference per comparison; where either cannot be
+    given, ``undefined`` is told why."""
+    C, n = D.shape
     questions: list[int | None] = [None] * C
-    if known.any():
-        found = stats.questions_for(target[known] / sd[known], alpha, POWER)
-        for c, q in zip(np.flatnonzero(known), found, strict=True):
+    detectable: list[float | None] = [None] * C
+    sized = [c for c in range(C) if "questions_needed" not in undefined[c]]
+    if not sized:
+        return questions, detectable
+    sd = D[sized].std(axis=1, ddof=1)
+    if min_difference is None:
+        wanted = np.abs(deltas[sized])
+    else:
+        wanted = np.full(len(sized), abs(min_difference))
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        found = stats.questions_for(wanted / sd, alpha, POWER)
+    for c, q, target, s in zip(sized, found, wanted, sd, strict=True):
+        if math.isfinite(q):
             questions[c] = int(q)
-    detectable = [stats.detectable_difference(float(s), n, alpha, POWER) for s in sd]
+        else:
+            undefined[c]["questions_needed"] = NO_DIFFERENCE if target == 0 else TOO_SMALL
+        detectable[c] = stats.detectable_difference(float(s), n, alpha, POWER)
     return questions, detectable
 
 
@@ -198,10 +243,12 @@ def _assemble(
     base_means = np.tile(means[0], len(family.names))
     run_means = means[1:].reshape(-1)
     delta = run_means - base_means
+    undefined = _why_undefined(D)
     p_t = stats.ttest_p(D)
-    p_adj = stats.holm(p_random)
+    tested = np.array(["p_randomization" not in why for why in undefined], dtype=bool)
+    p_adj = stats.holm(np.where(tested, p_random, np.nan))
     wins, ties, losses = (D > 0).sum(axis=1), (D == 0).sum(axis=1), (D < 0).sum(axis=1)
-    questions, detectable = _needed(D, delta, min_difference, alpha)
+    questions, detectable = _needed(D, delta, min_difference, alpha, undefined)
     items = [
         Comparison(
             run=family.names[c // M],
@@ -210,17 +257,18 @@ def _assemble(
             base_mean=float(base_means[c]),
             run_mean=float(run_means[c]),
             delta=float(delta[c]),
-            ci95=(float(ci[c, 0]), float(ci[c, 1])),
-            p_randomization=float(p_random[c]),
+            ci95=(float(ci[c, 0]), float(ci[c, 1])) if tested[c] else None,
+            p_randomization=float(p_random[c]) if tested[c] else None,
             p_ttest=None if math.isnan(p_t[c]) else float(p_t[c]),
-            p_adjusted=float(p_adj[c]),
-            significant=bool(p_adj[c] < alpha),
+            p_adjusted=float(p_adj[c]) if tested[c] else None,
+            significant=bool(tested[c] and p_adj[c] < alpha),
             wins=int(wins[c]),
             ties=int(ties[c]),
             losses=int(losses[c]),
             questions_needed=questions[c],
             detectable_difference=detectable[c],
             deltas=deltas[c],
+            undefined=undefined[c],
         )
         for c in range(D.shape[0])
     ]

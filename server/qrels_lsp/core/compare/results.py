@@ -4,7 +4,16 @@ needs numpy: see ``__init__``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+# Why a statistic is None (``Comparison.undefined``): said wherever the statistic would be shown.
+NO_QUESTIONS = "no question to compare on"
+ONE_QUESTION = "one question: a t-test needs two"
+NO_VARIANCE = "every question's delta is the same (up to rounding): no variance to test or size"
+NOT_FINITE = "a value is not a finite number"
+NO_DIFFERENCE = "no difference to size for"
+TOO_SMALL = "more than 10^15 questions: the difference is too small to detect"
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,10 +26,10 @@ class Comparison:
     base_mean: float
     run_mean: float
     delta: float  # run_mean - base_mean
-    ci95: tuple[float, float]  # paired bootstrap, percentile method
-    p_randomization: float  # paired sign-flip test, two-sided
+    ci95: tuple[float, float] | None  # paired bootstrap, percentile method; None: undefined
+    p_randomization: float | None  # paired sign-flip test, two-sided; None when undefined
     p_ttest: float | None  # paired t-test, two-sided; None when undefined
-    p_adjusted: float  # Holm over the whole family, from p_randomization
+    p_adjusted: float | None  # Holm over the whole family, from p_randomization
     significant: bool  # p_adjusted < alpha
     wins: int  # queries where the run is above the base
     ties: int
@@ -28,6 +37,7 @@ class Comparison:
     questions_needed: int | None  # to detect min_difference (else |delta|) with power 0.8
     detectable_difference: float | None  # smallest true difference n queries detect so
     deltas: dict[str, float]  # qid -> run - base, in the base's query order
+    undefined: Mapping[str, str] = field(default_factory=dict)  # statistic -> why it is None
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,9 @@ _BLOCK = 64  # rows drawn from one generator: the stream does not depend on memo
 _CHUNK_BYTES = 16 << 20  # a float64 matrix of resampled rows is at most this big at a time
 _EXACT_CHUNK = 1 << 15  # sign vectors enumerated per matrix product in the exact test
 _SIGNS, _BOOT = 0, 1  # the two streams of random numbers
+EQUAL = 1e-12  # deltas whose spread is below this (relative to their size) are all the same
+STEPS = 1_000  # the most steps a search for a number of questions takes: never an endless loop
+MAX_QUESTIONS = 1e15  # past this many questions, "questions needed" says: too small to detect
 
 
 # -- the grid ------------------------------------------------------------------------------------
@@ -48,9 +51,13 @@ def grid(D: Array) -> tuple[Array, Array]:
     The scale is a power of two per row such that ``n * max|Q|`` is at most ``2**52``: any sum of
     the row's values with signs, or with bootstrap counts (which add up to ``n``), is an exact
     integer. Values within [-1, 1] (every ranking metric's deltas) always get the same scale for a
-    given ``n``, so an edit never changes it.
+    given ``n``, so an edit never changes it. A row holding a NaN or an infinity is all zeros on
+    the grid: no statistic of it is shown (``finite_rows``), and the others must not see it.
     """
     C, n = D.shape
+    finite = finite_rows(D) if n else np.ones(C, dtype=bool)
+    if not finite.all():
+        D = np.where(finite[:, None], D, 0.0)
     top = np.zeros(C)
     if n:
         biggest = np.max(np.abs(D), axis=1)
@@ -246,13 +253,16 @@ def sampled_p(S: Array, Q: Array, scale: Array) -> Array:
 
 def randomization_p(D: Array, resamples: int = 10_000, seed: int = SEED) -> Array:
     """Paired sign-flip test of each row's mean delta, two-sided (statistic |mean delta|):
-    exact up to EXACT_MAX queries, else ``resamples`` sign vectors from ``seed``."""
+    exact up to EXACT_MAX queries, else ``resamples`` sign vectors from ``seed``; NaN for a row
+    that is not finite."""
     D = np.asarray(D, dtype=np.float64)
     Q, scale = grid(D)
     if D.shape[1] <= EXACT_MAX:
-        return exact_p(Q, scale)
-    S, _ = resampled_sums(Q, resamples, seed)
-    return sampled_p(S, Q, scale)
+        p = exact_p(Q, scale)
+    else:
+        S, _ = resampled_sums(Q, resamples, seed)
+        p = sampled_p(S, Q, scale)
+    return np.where(finite_rows(D), p, np.nan)
 
 
 # -- the bootstrap interval ----------------------------------------------------------------------
@@ -270,19 +280,44 @@ def interval(T: Array, n: int, scale: Array, level: float = 0.95) -> Array:
 
 def bootstrap_ci(D: Array, resamples: int = 10_000, seed: int = SEED, level: float = 0.95) -> Array:
     """Paired bootstrap, percentile method: the queries resampled with replacement
-    ``resamples`` times (the same draws for every row), (C, 2)."""
+    ``resamples`` times (the same draws for every row), (C, 2); NaN for a row that is not
+    finite."""
     D = np.asarray(D, dtype=np.float64)
     Q, scale = grid(D)
     _, T = resampled_sums(Q, resamples, seed)
-    return interval(T, D.shape[1], scale, level)
+    ci = interval(T, D.shape[1], scale, level)
+    return np.where(finite_rows(D)[:, None], ci, np.nan)
 
 
 # -- the t-test ----------------------------------------------------------------------------------
 
 
+def flat(D: Array) -> npt.NDArray[np.bool_]:
+    """The rows whose deltas are all equal up to rounding: no variance to test or to size a test
+    on. Exact equality is not enough: 0.3 - 0.2 and 0.7 - 0.6 differ in the last bit, so
+    fourteen "equal" drops of 0.1 have a standard deviation of 1e-17, a t of 1e16 and an effect
+    size scipy's noncentral t cannot evaluate. A ranking metric's values are ratios of small
+    integers; two honest deltas never lie within EQUAL of each other's scale."""
+    D = np.asarray(D, dtype=np.float64)
+    if D.shape[1] == 0:
+        return np.ones(D.shape[0], dtype=bool)
+    with np.errstate(invalid="ignore"):
+        spread = np.ptp(D, axis=1)
+        size = np.maximum(1.0, np.max(np.abs(D), axis=1))
+        out: npt.NDArray[np.bool_] = spread <= EQUAL * size
+    return out
+
+
+def finite_rows(D: Array) -> npt.NDArray[np.bool_]:
+    """The rows with no NaN and no infinity: the only ones a statistic can be computed on."""
+    out: npt.NDArray[np.bool_] = np.all(np.isfinite(D), axis=1)
+    return out
+
+
 def ttest_p(D: Array) -> Array:
     """Paired t-test's two-sided p per row (scipy's ttest_rel on the pairs); NaN when undefined:
-    fewer than two queries, or every delta equal (no variance to measure)."""
+    fewer than two queries, every delta equal up to rounding (no variance to measure, where
+    scipy would answer 0 from a t of 1e16), or a delta that is not a finite number."""
     from scipy import special
 
     D = np.asarray(D, dtype=np.float64)
@@ -290,7 +325,7 @@ def ttest_p(D: Array) -> Array:
     out = np.full(C, np.nan)
     if n < 2:
         return out
-    defined = ~np.all(D[:, :1] == D, axis=1)
+    defined = ~flat(D) & finite_rows(D)
     d = D[defined]
     t = d.mean(axis=1) / np.sqrt(d.var(axis=1, ddof=1) / n)
     out[defined] = 2.0 * special.stdtr(n - 1, -np.abs(t))  # scipy.stats.t.sf(|t|, n - 1)
@@ -317,43 +352,66 @@ def holm(p: npt.ArrayLike) -> Array:
 # -- how many questions --------------------------------------------------------------------------
 
 
+def _nct_cdf(df: Array, shift: Array, x: Array | float) -> Array:
+    """The noncentral t's cdf at ``x``; where scipy's ``nctdtr`` answers NaN (a shift of a few
+    dozen or more: the tail it is asked for is below 1e-100 there), the normal approximation
+    ``Phi(x - shift)``, which is as good as exact in that tail. Never NaN for finite input."""
+    from scipy import special
+
+    cdf = special.nctdtr(df, shift, x)
+    lost = np.isnan(cdf)
+    if np.any(lost):
+        cdf = np.where(lost, special.ndtr(np.asarray(x - shift, dtype=np.float64)), cdf)
+    out: Array = cdf
+    return out
+
+
 def _power(effect: Array, n: Array, alpha: float) -> Array:
     """Power of the two-sided paired t-test at effect size ``effect`` with ``n`` queries."""
     from scipy import special
 
     df = n - 1.0
     crit = -special.stdtrit(df, alpha / 2.0)  # scipy.stats.t.isf(alpha / 2, df)
-    shift = effect * np.sqrt(n)
-    # The lower tail is below alpha / 2 and tiny once the shift is large, where scipy's
-    # noncentral t sometimes answers NaN for it: count it as 0 there.
-    lower = np.nan_to_num(special.nctdtr(df, shift, -crit), nan=0.0)  # nct.cdf(-crit, df, shift)
-    power: Array = 1.0 - special.nctdtr(df, shift, crit) + lower  # nct.sf(crit, df, shift)
+    with np.errstate(over="ignore"):
+        shift = effect * np.sqrt(n)
+    lower = _nct_cdf(df, shift, -crit)  # nct.cdf(-crit, df, shift)
+    power: Array = 1.0 - _nct_cdf(df, shift, crit) + lower  # nct.sf(crit, df, shift)
     return power
 
 
 def questions_for(effects: Array, alpha: float = 0.05, power: float = 0.8) -> Array:
-    """The smallest n >= 2 whose power at each effect size is at least ``power`` (float array).
+    """The smallest n >= 2 whose power at each effect size is at least ``power`` (float array);
+    NaN for an effect size that is not a positive finite number, inf past MAX_QUESTIONS.
 
     Starts from the normal approximation with Guenther's correction, which is within a query or
-    two, and steps to the answer with the noncentral t: one or two vectorised evaluations.
+    two, and steps to the answer with the noncentral t: one or two vectorised evaluations. The
+    steps are bounded (STEPS); a guess that needs more stands as it is, never a loop.
     """
     from scipy import special
 
     effects = np.abs(np.asarray(effects, dtype=np.float64))
+    usable = np.isfinite(effects) & (effects > 0)
     za, zb = -special.ndtri(alpha / 2.0), -special.ndtri(1.0 - power)  # scipy.stats.norm.isf
-    n = np.maximum(2.0, np.ceil(((za + zb) / effects) ** 2 + za * za / 2.0))
-    huge = n > 1e9  # the t is the normal there; the guess stands
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        guess = np.ceil(((za + zb) / effects) ** 2 + za * za / 2.0)
+    n = np.where(usable, np.maximum(2.0, guess), np.nan)
+    n[usable & ~(n <= MAX_QUESTIONS)] = np.inf
+    exact = usable & (n <= 1e9)  # beyond, the t is the normal: the guess stands
     enough = np.ones(n.shape, dtype=bool)
-    enough[~huge] = _power(effects[~huge], n[~huge], alpha) >= power
-    down = enough & ~huge & (n > 2)  # step down while one fewer still suffices
-    while down.any():
+    enough[exact] = _power(effects[exact], n[exact], alpha) >= power
+    down = enough & exact & (n > 2)  # step down while one fewer still suffices
+    for _ in range(STEPS):
+        if not down.any():
+            break
         lower = _power(effects[down], n[down] - 1.0, alpha) >= power
         idx = np.flatnonzero(down)
         n[idx[lower]] -= 1.0
         down[idx[~lower]] = False
         down &= n > 2
-    up = ~enough  # step up until it suffices
-    while up.any():
+    up = exact & ~enough  # step up until it suffices
+    for _ in range(STEPS):
+        if not up.any():
+            break
         n[up] += 1.0
         idx = np.flatnonzero(up)
         up[idx[_power(effects[up], n[up], alpha) >= power]] = False
@@ -364,10 +422,14 @@ def questions_for(effects: Array, alpha: float = 0.05, power: float = 0.8) -> Ar
 def questions_needed(sd: float, d: float, alpha: float = 0.05, power: float = 0.8) -> int | None:
     """Sakai's topic-set size for a paired t-test: the queries needed to detect a true mean
     difference ``d`` with probability ``power`` at ``alpha`` (two-sided), when the per-query
-    deltas have standard deviation ``sd``. None when sd or d is 0 (or not a number)."""
+    deltas have standard deviation ``sd``. None when sd or d is 0 or not a number, or when the
+    answer is past MAX_QUESTIONS (a difference too small to detect)."""
     if not (sd > 0 and math.isfinite(sd)) or not (d != 0 and math.isfinite(d)):
         return None
-    return int(questions_for(np.array([abs(d) / sd]), alpha, power)[0])
+    with np.errstate(over="ignore"):
+        effect = abs(d) / sd
+    found = float(questions_for(np.array([effect]), alpha, power)[0])
+    return int(found) if math.isfinite(found) else None
 
 
 @lru_cache(maxsize=256)
@@ -380,16 +442,19 @@ def _detectable_effect(n: int, alpha: float, power: float) -> float:
         return bool(_power(np.array(effect), np.array(float(n)), alpha) >= power)
 
     low, high = 0.0, 2.0 * (3.0 / math.sqrt(n))
-    while not enough(high):
+    for _ in range(STEPS):  # the power at this bracket's top is 1 for any n >= 2
+        if enough(high):
+            break
         low, high = high, 2.0 * high
-    while True:
+    for _ in range(2 * 1100):  # a float64 bracket halves to adjacent numbers in < 2,100 steps
         mid = 0.5 * (low + high)
         if not low < mid < high:
-            return high
+            break
         if enough(mid):
             high = mid
         else:
             low = mid
+    return high
 
 
 def detectable_difference(

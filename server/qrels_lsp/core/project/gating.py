@@ -106,6 +106,10 @@ def decide(ctx: QrelsContext, base: RunResult, head: RunResult, rules: Rules) ->
             f"judged@{ctx.k} of {head.name} is {judged[head.name]:.2f}, below "
             f"{rules.min_judged:g}: its unjudged documents count as not relevant"
         )
+    elif untested := [c for c in mine if c.p_adjusted is None]:
+        status = "cannot tell"
+        for c in untested:
+            reasons.append(f"{c.metric}: {c.undefined.get('p_adjusted', 'no test')}")
     else:
         for c in regressions:
             why = "significantly worse" if c.significant else f"more than {rules.max_drop:g}"
