@@ -31,6 +31,8 @@ KEYS = [
     "p_ttest",
     "p_adjusted",
     "significant",
+    "verdict",
+    "verdict_needed",
     "wins",
     "ties",
     "losses",
@@ -170,9 +172,22 @@ def test_every_number_agrees_with_the_oracles(vaswani: dict[str, Path]) -> None:
     for c, adjusted in zip(doc["comparisons"], holm, strict=True):
         assert c["p_adjusted"] == pytest.approx(adjusted, abs=1e-12)
         assert c["significant"] == (c["p_adjusted"] < 0.05)
+        assert_one_verdict(c, doc["n_queries"])
     # Demoting every relevant document in 30% of the queries is a real loss: it must show.
     recall = doc["comparisons"][0]
     assert recall["delta"] < 0 and recall["wins"] == 0 and recall["significant"]
+
+
+def assert_one_verdict(c: dict, n: int) -> None:
+    """docs/compare.md, "One verdict": Holm's p at alpha decides better and worse; short of it,
+    the power analysis decides whether the questions were enough to see min_difference."""
+    if c["significant"]:
+        assert c["verdict"] == ("better" if c["delta"] > 0 else "worse"), c
+    elif c["questions_needed"] is not None and n >= c["questions_needed"]:
+        assert c["verdict"] == "no difference detected", c
+    elif c["questions_needed"] is not None:
+        assert c["verdict"] == "too few questions to tell", c
+        assert c["verdict_needed"] == c["questions_needed"] > n, c
 
 
 def test_a_copy_of_the_base_ties_everywhere(vaswani: dict[str, Path]) -> None:
@@ -182,6 +197,7 @@ def test_a_copy_of_the_base_ties_everywhere(vaswani: dict[str, Path]) -> None:
         assert c["p_randomization"] == 1.0 and c["p_adjusted"] == 1.0
         assert c["p_ttest"] is None and c["questions_needed"] is None
         assert c["ci95"] == [0.0, 0.0] and not c["significant"]
+        assert c["verdict"] == "no difference detected"
 
 
 def test_the_base_by_file_name_by_path_and_by_default(vaswani: dict[str, Path]) -> None:
@@ -236,7 +252,9 @@ def test_the_golden_sets_compare_to_and_the_baseline_on_the_demo(tmp_path: Path)
     table = qrels_lsp("compare", golden, "--metrics", METRICS)
     assert table.returncode == 0 and "Compared with dense over" in table.stdout
     markdown = qrels_lsp("compare", golden, "--format", "markdown")
-    assert markdown.returncode == 0 and "| metric | base | run | delta |" in markdown.stdout
+    assert (
+        markdown.returncode == 0 and "| metric | verdict | base | run | delta |" in markdown.stdout
+    )
 
 
 def test_compare_to_from_a_qrels_table_and_from_the_settings(

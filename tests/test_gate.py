@@ -96,7 +96,7 @@ def test_a_significant_drop_fails(tmp_path: Path) -> None:
     code, out, summary = gate(tmp_path, "--metric", "recall@5")
     assert code == 1 and out.startswith("❌ fail: head against base")
     assert summary.startswith("## qrels-lsp gate: ❌ fail\n")
-    assert "recall@5 -0.7500 (significantly worse" in summary
+    assert "recall@5 -0.7500 (worse; p (Holm)" in summary
     compared = json.loads(
         qrels_lsp(
             "compare",
@@ -113,7 +113,7 @@ def test_a_significant_drop_fails(tmp_path: Path) -> None:
     [c] = [c for c in compared["comparisons"] if c["run"] == "head"]
     assert (
         c["significant"]
-        and f"| recall@5 | {c['base_mean']:.4f} | {c['run_mean']:.4f} | {c['delta']:+.4f} |"
+        and f"| recall@5 | worse | {c['base_mean']:.4f} | {c['run_mean']:.4f} | {c['delta']:+.4f} |"
         in summary
     )
     assert "**Worse: 30**" in summary and "### Coverage" in summary and "### What to do" in summary

@@ -62,19 +62,25 @@ def compare_json(server_bin: str, golden: Path, *runs: Path) -> dict[str, Any]:
 
 
 def p_text(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+    """Three decimals, more where three would round across alpha = 0.05 (docs/compare.md)."""
+    if p < 0.001:
+        return "< 0.001"
+    digits = 3
+    while (float(f"{p:.{digits}f}") < 0.05) != (p < 0.05):
+        digits += 1
+    return f"{p:.{digits}f}"
 
 
 def compare_title(c: dict[str, Any], base: str) -> str:
     """A first-line comparison lens, from `compare --format json`'s entry for recall@k."""
-    lo, hi = c["ci95"]
-    title = (
-        f"{c['run']} vs {base} · {c['metric']} {c['delta']:+.2f} [{lo:+.2f}, {hi:+.2f}]"
-        f" · p {p_text(c['p_adjusted'])} · {c['wins']}W {c['losses']}L {c['ties']}T"
+    word = c["verdict"]
+    if c["verdict_needed"] is not None:
+        word += f" ({c['verdict_needed']:,} needed)"
+    mark = {"better": "▲ ", "worse": "▼ "}.get(c["verdict"], "")
+    return (
+        f"{c['run']} vs {base}: {mark}{word} · {c['metric']} {c['delta']:+.2f}"
+        f" · p {p_text(c['p_adjusted'])} (Holm) · {c['wins']}W {c['losses']}L {c['ties']}T"
     )
-    if c["significant"]:
-        title += f" · {'▲' if c['delta'] > 0 else '▼'} significant"
-    return title
 
 
 def compare_titles(compared: dict[str, Any], k: int, run: str | None = None) -> list[str]:

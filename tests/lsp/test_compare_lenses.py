@@ -24,9 +24,10 @@ from .oracle import golden_qrels, per_query, run_scores
 GOLDEN = "support.qrels.yaml"
 CLI = [sys.executable, "-m", "qrels_lsp.cli"]
 TITLE = re.compile(
-    r"^(?P<run>.+) vs (?P<base>.+) · (?P<metric>\S+) (?P<delta>[+-]\d\.\d\d) "
-    r"\[(?P<lo>[+-]\d\.\d\d), (?P<hi>[+-]\d\.\d\d)\] · p (?P<p>[<\d. ]+) · "
-    r"(?P<w>\d+)W (?P<l>\d+)L (?P<t>\d+)T( · [▲▼] significant)?$"
+    r"^(?P<run>.+) vs (?P<base>.+): (?:[▲▼] )?(?P<verdict>better|worse|no difference detected|"
+    r"too few questions to tell(?: \([\d,]+ needed\))?) · (?P<metric>\S+) "
+    r"(?P<delta>[+-]\d\.\d\d) · p (?P<p>[<\d. ]+) \(Holm\) · "
+    r"(?P<w>\d+)W (?P<l>\d+)L (?P<t>\d+)T$"
 )
 
 
@@ -85,7 +86,7 @@ async def test_first_line_lenses_say_what_compare_says(
         )
         assert m["base"] == "bm25" and m["metric"] == f"recall@{k}"
         assert m["delta"] == f"{c['delta']:+.2f}"
-        assert (m["lo"], m["hi"]) == (f"{c['ci95'][0]:+.2f}", f"{c['ci95'][1]:+.2f}")
+        assert m["verdict"].startswith(c["verdict"]) and m["p"] == p_text(c["p_adjusted"])
         assert (int(m["w"]), int(m["l"]), int(m["t"])) == (c["wins"], c["losses"], c["ties"])
     # Each first-line lens runs the command that shows the whole comparison, but the judging
     # lens, which goes to the next document to judge.
@@ -102,7 +103,9 @@ async def test_first_line_lenses_say_what_compare_says(
             command="qrels-lsp.compareRuns", arguments=[{"path": str(ws.root / GOLDEN)}]
         )
     )
-    assert "**Compared with bm25**" in shown and "| metric | base | run | delta |" in shown
+    assert (
+        "**Compared with bm25**" in shown and "| metric | verdict | base | run | delta |" in shown
+    )
     assert f"{(ws.root / GOLDEN).as_uri()}#L" in shown  # the flipped questions link to entries
 
 
@@ -221,7 +224,7 @@ async def test_lens_requests_in_flight_together_all_get_the_comparison(
     assert len(asked) > 1
     for answer in await asyncio.gather(first, *asked):
         header = [t.command.title for t in answer if t.command and t.range.start.line == 0]
-        compared = [t.split(" · ")[0] for t in header if " vs " in t]
+        compared = [t.split(": ")[0] for t in header if " vs " in t]
         assert compared == [
             "dense vs bm25",
             "passages vs bm25",
@@ -262,6 +265,5 @@ async def test_editing_a_judgment_updates_the_comparison(
                 continue
             m = shown[c["run"]]
             assert m["delta"] == f"{c['delta']:+.2f}"
-            assert (m["lo"], m["hi"]) == (f"{c['ci95'][0]:+.2f}", f"{c['ci95'][1]:+.2f}")
-            assert m["p"] == p_text(c["p_adjusted"])
+            assert m["verdict"].startswith(c["verdict"]) and m["p"] == p_text(c["p_adjusted"])
             assert (int(m["w"]), int(m["l"]), int(m["t"])) == (c["wins"], c["losses"], c["ties"])

@@ -189,7 +189,7 @@ def _table(comparisons: Comparisons) -> str:
     """Runs as rows and metrics as columns, as ranx's report reads, each significant difference
     marked; then, per run, every statistic of every metric."""
     from ..core.metrics import format_value
-    from ..ide.compare import DOWN, UP, interval_text, p_text, undefined_notes
+    from ..ide.compare import interval_text, p_text, undefined_notes, verdict, verdict_mark
 
     items = comparisons.items
     metrics = list(dict.fromkeys(c.metric for c in items))
@@ -200,23 +200,23 @@ def _table(comparisons: Comparisons) -> str:
         row = [log_text(name)]
         for m in metrics:
             c = next(c for c in items if c.run == name and c.metric == m)
-            mark = (UP if c.delta > 0 else DOWN) if c.significant else " "
-            row.append(f"{format_value(c.run_mean)} {mark}")
+            row.append(f"{format_value(c.run_mean)} {verdict_mark(c) or ' '}")
         body.append(row)
     out = [
         f"Compared with {log_text(comparisons.base)} over {comparisons.n_queries} queries "
-        f"(paired, two-sided; {UP}/{DOWN}: significantly better/worse, Holm-adjusted "
-        f"randomization p < {comparisons.alpha:g} over {len(items)} comparisons)",
+        f"(paired, two-sided; ▲/▼: better/worse, the randomization test's p adjusted with "
+        f"Holm over {len(items)} comparisons below {comparisons.alpha:g})",
         "",
     ]
     out += _aligned([["run", *metrics], *body])
     head = [
         "metric",
+        "verdict",
         "delta",
-        "95% interval",
-        "p rand",
-        "p t",
+        "95% interval*",
         "p Holm",
+        "p rand*",
+        "p t*",
         "W/L/T",
         "needed",
         "detectable",
@@ -227,11 +227,12 @@ def _table(comparisons: Comparisons) -> str:
             rows.append(
                 [
                     c.metric,
+                    verdict(c),
                     f"{c.delta:+.4f}",
                     interval_text(c.ci95, 4),
-                    p_text(c.p_randomization),
-                    p_text(c.p_ttest),
-                    p_text(c.p_adjusted) + (" *" if c.significant else ""),
+                    p_text(c.p_adjusted, comparisons.alpha),
+                    p_text(c.p_randomization, comparisons.alpha),
+                    p_text(c.p_ttest, comparisons.alpha),
                     f"{c.wins}/{c.losses}/{c.ties}",
                     "n/a" if c.questions_needed is None else f"{c.questions_needed:,}",
                     "n/a" if c.detectable_difference is None else f"{c.detectable_difference:.4f}",
@@ -242,7 +243,7 @@ def _table(comparisons: Comparisons) -> str:
     d = comparisons.min_difference
     out += [
         "",
-        "* significant at alpha after Holm; needed: questions to detect a true difference of "
+        "* unadjusted for the family (p Holm is); needed: questions to detect a true difference of "
         + ("the observed size" if d is None else f"{d:g}")
         + " with power 0.8; detectable: the smallest true difference today's questions detect",
     ]

@@ -183,7 +183,7 @@ def _repo_path(path: Path) -> str:
 
 
 def _text(v: Verdict, rules: Rules) -> str:
-    from ..ide.compare import interval_text, p_text
+    from ..ide.compare import interval_text, p_text, verdict
     from ..ide.gate import verdict_line
 
     out = [log_text(verdict_line(v))]
@@ -191,8 +191,8 @@ def _text(v: Verdict, rules: Rules) -> str:
     for c in v.comparisons.for_run(v.head):
         out.append(
             f"  {c.metric}: {c.base_mean:.4f} -> {c.run_mean:.4f} ({c.delta:+.4f} "
-            f"{interval_text(c.ci95, 4)}, p Holm {p_text(c.p_adjusted)}, "
-            f"{c.wins}W {c.losses}L {c.ties}T)"
+            f"{interval_text(c.ci95, 4)} unadjusted, p Holm {p_text(c.p_adjusted, rules.alpha)}, "
+            f"{c.wins}W {c.losses}L {c.ties}T): {verdict(c)}"
         )
     out += [f"  judged@{v.k}: " + ", ".join(f"{log_text(r)} {x:.2f}" for r, x in v.judged.items())]
     return "\n".join(out) + "\n"

@@ -21,14 +21,19 @@ def signed(x: float) -> str:
     return f"{x:+.2f}"
 
 
-def p_text(p: float | None) -> str:
-    """A p-value as people read it: two significant digits, never a bare 0; `n/a` where the
-    comparison cannot give one (``Comparison.undefined`` says why)."""
+def p_text(p: float | None, alpha: float = 0.05) -> str:
+    """A p-value as people read it: three decimals (0.046 and 0.055 read apart), more where three
+    would round it across ``alpha`` (0.0499 is not shown as 0.050 beside "better"), never a bare
+    0; `n/a` where the comparison cannot give one (``Comparison.undefined`` says why)."""
     if p is None:
         return "n/a"
     if p < 0.001:
         return "< 0.001"
-    return f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+    for digits in range(3, 8):
+        shown = f"{p:.{digits}f}"
+        if (float(shown) < alpha) == (p < alpha):
+            return shown
+    return shown
 
 
 def interval_text(ci: tuple[float, float] | None, digits: int = 2) -> str:
@@ -40,21 +45,31 @@ def interval_text(ci: tuple[float, float] | None, digits: int = 2) -> str:
 
 
 def verdict(c: Comparison) -> str:
-    """`▲ significant` / `▼ significant` / `not significant`, at the comparison's alpha."""
-    if not c.significant:
-        return "not significant"
-    return f"{UP if c.delta > 0 else DOWN} significant"
+    """The comparison's one word (docs/compare.md, "One verdict"), with how many questions would
+    tell where there are too few: `better`, `worse`, `no difference detected`, `too few
+    questions to tell (120 needed)`."""
+    if c.verdict != "too few questions to tell":
+        return c.verdict
+    if c.verdict_needed is None:
+        return c.verdict
+    return f"{c.verdict} ({c.verdict_needed:,} needed)"
 
 
-def lens_title(c: Comparison, base: str) -> str:
-    """`dense vs bm25 (baseline) · recall@5 +0.08 [-0.01, +0.17] · p 0.09 · 9W 3L 24T`: the
-    headline metric's difference, its 95% interval, the Holm-adjusted p of the randomization
-    test, and the questions each run wins, loses and ties."""
-    title = (
-        f"{c.run} vs {base} · {c.metric} {signed(c.delta)} {interval_text(c.ci95)}"
-        f" · p {p_text(c.p_adjusted)} · {c.wins}W {c.losses}L {c.ties}T"
+def verdict_mark(c: Comparison) -> str:
+    """`▲` better, `▼` worse, else nothing: the mark a value gets beside its verdict."""
+    return {"better": UP, "worse": DOWN}.get(c.verdict, "")
+
+
+def lens_title(c: Comparison, base: str, alpha: float = 0.05) -> str:
+    """`dense vs bm25: better · recall@5 +0.08 · p 0.012 (Holm) · 9W 3L 24T`: the verdict first,
+    then the headline metric's difference, the Holm-adjusted p the verdict rests on, and the
+    questions each run wins, loses and ties (the intervals, unadjusted, are in the hover)."""
+    mark = verdict_mark(c)
+    return (
+        f"{c.run} vs {base}: {mark + ' ' if mark else ''}{verdict(c)} · {c.metric} "
+        f"{signed(c.delta)} · p {p_text(c.p_adjusted, alpha)} (Holm) · "
+        f"{c.wins}W {c.losses}L {c.ties}T"
     )
-    return title + (f" · {verdict(c)}" if c.significant else "")
 
 
 def headline(comparisons: Comparisons, run: str, metric: str) -> Comparison | None:
@@ -72,7 +87,7 @@ def header_lens_titles(comparisons: Comparisons | None, metric: str) -> list[str
     for run in runs:
         c = headline(comparisons, run, metric)
         if c is not None:
-            out.append(lens_title(c, comparisons.base))
+            out.append(lens_title(c, comparisons.base, comparisons.alpha))
     return out
 
 
@@ -107,19 +122,20 @@ def undefined_notes(rows: Sequence[Comparison]) -> list[str]:
     return out
 
 
-def comparison_table(rows: Sequence[Comparison]) -> list[str]:
-    """A Markdown table of comparisons, a row each: every statistic and the verdict."""
+def comparison_table(rows: Sequence[Comparison], alpha: float = 0.05) -> list[str]:
+    """A Markdown table of comparisons, a row each: the verdict, then every statistic, each
+    labelled with whether it is adjusted for the family (only p (Holm) is)."""
     out = [
-        "| metric | base | run | delta | 95% interval | p (rand.) | p (t) | p (Holm) | W / L / T "
-        "| verdict | questions needed | detectable now |",
-        "| --- |" + " ---: |" * 8 + " --- | ---: | ---: |",
+        "| metric | verdict | base | run | delta | 95% interval (unadjusted) | p (Holm) "
+        "| p (unadjusted) | p (t, unadjusted) | W / L / T | questions needed | detectable now |",
+        "| --- | --- |" + " ---: |" * 10,
     ]
     for c in rows:
         out.append(
-            f"| {md_text(c.metric)} | {format_value(c.base_mean)} | {format_value(c.run_mean)} "
-            f"| {c.delta:+.4f} | {interval_text(c.ci95, 4)} | {p_text(c.p_randomization)} "
-            f"| {p_text(c.p_ttest)} "
-            f"| {p_text(c.p_adjusted)} | {c.wins} / {c.losses} / {c.ties} | {verdict(c)} "
+            f"| {md_text(c.metric)} | {md_text(verdict(c))} | {format_value(c.base_mean)} "
+            f"| {format_value(c.run_mean)} | {c.delta:+.4f} | {interval_text(c.ci95, 4)} "
+            f"| {p_text(c.p_adjusted, alpha)} | {p_text(c.p_randomization, alpha)} "
+            f"| {p_text(c.p_ttest, alpha)} | {c.wins} / {c.losses} / {c.ties} "
             f"| {_needed(c)} | {_detectable(c)} |"
         )
     return out
@@ -172,9 +188,12 @@ def comparison_markdown(
     family = len(comparisons.items)
     out = [
         f"**Compared with {md_text(comparisons.base)}** over {n} question{'s' if n != 1 else ''} "
-        f"(paired; two-sided tests; p (Holm) adjusts the randomization test's p over the "
-        f"{family} comparison{'s' if family != 1 else ''} shown; significant when it is below "
-        f"alpha = {comparisons.alpha:g})."
+        f"(paired; two-sided tests). The verdict: better or worse when p (Holm), the "
+        f"randomization test's p adjusted over the {family} comparison"
+        f"{'s' if family != 1 else ''} shown, is below alpha = {comparisons.alpha:g}; else no "
+        "difference detected when the questions are enough to detect the difference that "
+        "matters, or too few questions to tell. The other p-values and the interval are "
+        "unadjusted."
     ]
     for run in shown:
         rows = comparisons.for_run(run)
@@ -182,7 +201,7 @@ def comparison_markdown(
             "",
             f"**{md_text(run)}** vs {md_text(comparisons.base)}",
             "",
-            *comparison_table(rows),
+            *comparison_table(rows, comparisons.alpha),
             "",
             *(f"*{md_text(note)}*" for note in undefined_notes(rows)),
         ]

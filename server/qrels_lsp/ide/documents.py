@@ -61,6 +61,8 @@ def comparisons_document(comparisons: Comparisons) -> dict[str, Any]:
             "p_ttest": c.p_ttest,
             "p_adjusted": c.p_adjusted,
             "significant": c.significant,
+            "verdict": c.verdict,
+            "verdict_needed": c.verdict_needed,
             "wins": c.wins,
             "ties": c.ties,
             "losses": c.losses,

@@ -38,7 +38,12 @@ def summary_markdown(
             "critical question got worse.",
             "",
         ]
-    out += ["### Comparison", "", *comparison_table(v.comparisons.for_run(v.head)), ""]
+    out += [
+        "### Comparison",
+        "",
+        *comparison_table(v.comparisons.for_run(v.head), v.comparisons.alpha),
+        "",
+    ]
     out += _flips(v, lines)
     out += ["### Coverage", "", f"| run | judged@{v.k} |", "| --- | ---: |"]
     out += [f"| {md_text(run)} | {value:.4f} |" for run, value in v.judged.items()]

@@ -29,6 +29,7 @@ from .results import (
     TOO_SMALL,
     Comparison,
     Comparisons,
+    Word,
 )
 from .stats import Array
 
@@ -249,6 +250,13 @@ def _assemble(
     p_adj = stats.holm(np.where(tested, p_random, np.nan))
     wins, ties, losses = (D > 0).sum(axis=1), (D == 0).sum(axis=1), (D < 0).sum(axis=1)
     questions, detectable = _needed(D, delta, min_difference, alpha, undefined)
+    verdicts = [
+        _verdict(
+            bool(tested[c] and p_adj[c] < alpha), float(delta[c]), n, questions[c], undefined[c],
+            int(tested.sum()), alpha,
+        )
+        for c in range(D.shape[0])
+    ]  # fmt: skip
     items = [
         Comparison(
             run=family.names[c // M],
@@ -262,6 +270,8 @@ def _assemble(
             p_ttest=None if math.isnan(p_t[c]) else float(p_t[c]),
             p_adjusted=float(p_adj[c]) if tested[c] else None,
             significant=bool(tested[c] and p_adj[c] < alpha),
+            verdict=verdicts[c][0],
+            verdict_needed=verdicts[c][1],
             wins=int(wins[c]),
             ties=int(ties[c]),
             losses=int(losses[c]),
@@ -273,6 +283,40 @@ def _assemble(
         for c in range(D.shape[0])
     ]
     return Comparisons(base_name, n, alpha, min_difference, items)
+
+
+def _verdict(
+    significant: bool,
+    delta: float,
+    n: int,
+    needed: int | None,
+    undefined: Mapping[str, str],
+    family: int,
+    alpha: float,
+) -> tuple[Word, int | None]:
+    """One word for a comparison, and with "too few questions to tell" how many would tell.
+
+    Significant (Holm-adjusted p below alpha): better or worse. Otherwise the questions were
+    enough when the t-test's power analysis says ``n`` questions detect the difference that
+    matters: "no difference detected"; else too few. Deltas all equal have no power analysis:
+    all zero is no difference; all the same non-zero delta is significant once the sign-flip
+    test's smallest p, ``2 / 2**n``, times the family's size is below alpha.
+    """
+    if "p_adjusted" in undefined:
+        return ("too few questions to tell", None) if n == 0 else ("cannot tell", None)
+    if significant:
+        return ("better" if delta > 0 else "worse"), None
+    why = undefined.get("questions_needed")
+    if why == NO_VARIANCE:
+        if abs(delta) <= stats.EQUAL:
+            return "no difference detected", None
+        enough = math.floor(math.log2(family / alpha)) + 2
+        return "too few questions to tell", enough if enough > n else None
+    if why == NO_DIFFERENCE:
+        return "no difference detected", None
+    if needed is not None and n >= needed:
+        return "no difference detected", None
+    return "too few questions to tell", needed
 
 
 # -- the comparer --------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 # Why a statistic is None (``Comparison.undefined``): said wherever the statistic would be shown.
 NO_QUESTIONS = "no question to compare on"
@@ -14,6 +15,14 @@ NO_VARIANCE = "every question's delta is the same (up to rounding): no variance 
 NOT_FINITE = "a value is not a finite number"
 NO_DIFFERENCE = "no difference to size for"
 TOO_SMALL = "more than 10^15 questions: the difference is too small to detect"
+
+Word = Literal[
+    "better", "worse", "no difference detected", "too few questions to tell", "cannot tell"
+]
+"""A comparison's verdict (docs/compare.md, "One verdict"): the Holm-adjusted randomization test
+decides better and worse; short of that, whether the questions were enough to see the
+difference that matters (``min_difference``). "cannot tell" only where a value is not a finite
+number, which no measure of this package produces."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +40,8 @@ class Comparison:
     p_ttest: float | None  # paired t-test, two-sided; None when undefined
     p_adjusted: float | None  # Holm over the whole family, from p_randomization
     significant: bool  # p_adjusted < alpha
+    verdict: Word
+    verdict_needed: int | None  # with "too few questions to tell": how many would tell, if known
     wins: int  # queries where the run is above the base
     ties: int
     losses: int

@@ -112,8 +112,8 @@ def decide(ctx: QrelsContext, base: RunResult, head: RunResult, rules: Rules) ->
             reasons.append(f"{c.metric}: {c.undefined.get('p_adjusted', 'no test')}")
     else:
         for c in regressions:
-            why = "significantly worse" if c.significant else f"more than {rules.max_drop:g}"
-            reasons.append(f"{c.metric} {c.delta:+.4f} ({why}, p {c.p_adjusted:.3g})")
+            why = "worse" if c.significant else f"down more than {rules.max_drop:g}"
+            reasons.append(f"{c.metric} {c.delta:+.4f} ({why}; p (Holm) {c.p_adjusted:.3g})")
         for f in critical:
             reasons.append(f"critical question {f.qid} got worse ({_worst(f)})")
         if reasons:
