@@ -1,0 +1,148 @@
+"""The VS Code extension's first-start install is pinned and hash-checked.
+
+editors/vscode/requirements.lock (made by editors/vscode/lock.sh) pins every runtime dependency
+of pyproject.toml to one version per Python, with sha256 hashes; build.sh puts it in the .vsix
+beside the server's wheel and that wheel's own hash; bundled.js installs both with
+``pip install --require-hashes --only-binary :all:``. Here: the lock against pyproject's ranges
+(offline), and the lock against what lock.sh makes from the index at the lock's date.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from packaging.markers import default_environment
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+VSCODE = ROOT / "editors" / "vscode"
+LOCK = VSCODE / "requirements.lock"
+# the Pythons and platforms one .vsix serves (lock.sh checks each has a wheel of every pin)
+PYTHONS = ["3.10", "3.11", "3.12", "3.13", "3.14"]
+PLATFORMS = [("linux", "Linux"), ("darwin", "Darwin"), ("win32", "Windows")]
+
+
+@dataclass(frozen=True)
+class Pin:
+    requirement: Requirement
+    hashes: tuple[str, ...]
+
+
+def read_lock(text: str) -> list[Pin]:
+    """The lock's requirements, each with its ``--hash`` options (pip's requirements format:
+    ``\\`` continues a line, ``#`` starts a comment)."""
+    logical = re.sub(r"\\\n", " ", text)
+    pins = []
+    for line in logical.splitlines():
+        line = re.sub(r"(^|\s)#.*$", "", line).strip()
+        if not line:
+            continue
+        spec, *options = re.split(r"\s+(?=--)", line)
+        hashes = tuple(o.removeprefix("--hash=") for o in options if o.startswith("--hash="))
+        assert len(hashes) == len(options), f"only --hash options in the lock: {line[:200]}"
+        pins.append(Pin(Requirement(spec), hashes))
+    return pins
+
+
+def target(python: str, platform: tuple[str, str]) -> dict[str, str]:
+    """A marker environment for that Python (x.y.0) on that platform."""
+    return default_environment() | {
+        "python_version": python,
+        "python_full_version": f"{python}.0",
+        "implementation_version": f"{python}.0",
+        "sys_platform": platform[0],
+        "platform_system": platform[1],
+    }
+
+
+def applies(req: Requirement, env: dict[str, str]) -> bool:
+    return req.marker is None or req.marker.evaluate(env)
+
+
+def runtime_dependencies() -> list[Requirement]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return [Requirement(d) for d in project["project"]["dependencies"]]
+
+
+def pinned_for(pins: list[Pin], env: dict[str, str]) -> dict[str, str]:
+    """name -> the version the lock installs in that environment."""
+    out: dict[str, str] = {}
+    for pin in pins:
+        if applies(pin.requirement, env):
+            name = canonicalize_name(pin.requirement.name)
+            assert name not in out, f"{name} pinned twice for {env['python_full_version']}"
+            [spec] = pin.requirement.specifier
+            out[name] = spec.version
+    return out
+
+
+def test_the_lock_pins_every_runtime_dependency_with_hashes() -> None:
+    """Every line is one exact version (``==``) with at least one sha256; for every Python and
+    platform the extension serves, each dependency of pyproject.toml that applies there is
+    pinned once, to a version inside pyproject's range."""
+    pins = read_lock(LOCK.read_text(encoding="utf-8"))
+    assert pins
+    for pin in pins:
+        [spec] = pin.requirement.specifier
+        assert spec.operator == "==", pin.requirement
+        assert pin.requirement.url is None and not pin.requirement.extras, pin.requirement
+        assert pin.hashes, f"{pin.requirement} has no hash"
+        assert all(re.fullmatch(r"sha256:[0-9a-f]{64}", h) for h in pin.hashes), pin.hashes
+    for python in PYTHONS:
+        for platform in PLATFORMS:
+            env = target(python, platform)
+            versions = pinned_for(pins, env)
+            for dep in runtime_dependencies():
+                if not applies(dep, env):
+                    continue
+                name = canonicalize_name(dep.name)
+                assert name in versions, f"{dep} is not pinned for Python {python} on {platform}"
+                assert dep.specifier.contains(versions[name], prereleases=True), (
+                    f"the lock pins {name}=={versions[name]} for Python {python}, outside {dep}"
+                )
+
+
+def test_the_lock_says_how_it_was_made() -> None:
+    """Its header is lock.sh's command with the date it resolved at: re-running it gives it."""
+    header = LOCK.read_text(encoding="utf-8").splitlines()[:2]
+    assert header[0].startswith("# This file was autogenerated by uv")
+    assert re.fullmatch(r"#\s+bash editors/vscode/lock\.sh \d{4}-\d{2}-\d{2}", header[1]), header
+
+
+def lock_date() -> str:
+    line = LOCK.read_text(encoding="utf-8").splitlines()[1]
+    return line.split()[-1]
+
+
+def tool(name: str) -> str:
+    """A program the tests need: uv is in the test extra."""
+    exe = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    assert exe is not None, f"{name} is needed here (the test extra)"
+    return exe
+
+
+@pytest.mark.slow
+def test_lock_sh_makes_the_lock_again_at_its_date(tmp_path: Path) -> None:
+    """lock.sh at the date the lock records resolves the same versions and hashes from the index
+    (only files uploaded by then count), and finds a wheel of every pin for each target."""
+    out = tmp_path / "requirements.lock"
+    made = subprocess.run(
+        ["bash", str(VSCODE / "lock.sh"), lock_date(), str(out)],
+        capture_output=True, text=True, timeout=900, check=False,
+        env=os.environ | {"UV": tool("uv")},
+    )  # fmt: skip
+    assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
+    assert out.read_text(encoding="utf-8") == LOCK.read_text(encoding="utf-8")
