@@ -18,7 +18,7 @@ let storage = null; // the extension's global storage folder: the server's worki
 const REPORT_COMMAND = 'qrels-lsp.report'; // the server's: the golden set's HTML report
 let reportPanel = null; // the report's webview, beside its golden set
 let reportPath = null; // the golden set it shows
-let wheel = null; // the server the .vsix carries (server/qrels_lsp-*.whl), or null
+let wheel = null; // the server the .vsix carries (server/: its wheel, sha256 and lock), or null
 
 function config() {
   return vscode.workspace.getConfiguration(SECTION);
@@ -180,23 +180,22 @@ async function bundledServer(workspaceFolders, folders, trusted, note) {
   if (note) output.appendLine(`${note} Using the bundled server instead.`);
   fs.mkdirSync(storage, { recursive: true }); // the working directory of every step
   const layout = bundled.envLayout(storage);
-  const target = { ...wheel, sha256: bundled.sha256(wheel.file) };
-  const kind = bundled.plan(layout, target);
+  const kind = bundled.plan(layout, wheel);
   if (kind !== 'ready') {
     const stamp = bundled.readStamp(layout);
     const base = kind === 'create' ? await basePython(workspaceFolders, folders, trusted) : (stamp && stamp.python) || layout.python;
     if (!base) return null;
     output.appendLine(
       kind === 'create'
-        ? `Setting up the bundled server ${target.version} in ${layout.dir} (Python ${base}).`
-        : `Upgrading the bundled server ${stamp && stamp.version} -> ${target.version} in ${layout.dir}.`,
+        ? `Setting up the bundled server ${wheel.version} in ${layout.dir} (Python ${base}).`
+        : `Upgrading the bundled server ${stamp && stamp.version} -> ${wheel.version} in ${layout.dir}.`,
     );
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'qrels-lsp', cancellable: false },
       (progress) =>
         bundled.ensure({
           layout,
-          wheel: target,
+          wheel,
           base,
           cwd: storage,
           env: process.env,

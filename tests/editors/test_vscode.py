@@ -328,9 +328,10 @@ def test_zero_setup_from_a_clean_profile_then_an_upgrade(
     """A clean profile on a machine with no qrels-lsp on PATH and no server setting: installing
     the .vsix and opening the demo folder is all it takes. The extension makes its own
     environment in its global storage (python3 on PATH, the wheel it carries, the dependencies
-    from the package index), showing progress, and the lenses, diagnostics and the server's
-    folds of a TREC run appear. Then an older extension's environment (another version of the
-    package, installed in the same place) is upgraded in place by this one."""
+    from the package index: the lock's versions, wheels only, hash-checked), showing progress,
+    and the lenses, diagnostics and the server's folds of a TREC run appear. Then an older
+    extension's environment (another version of the package, installed in the same place,
+    stamped without a lock as before the lock existed) is upgraded in place by this one."""
     from qrels_lsp import __version__
 
     before = sorted(str(p.relative_to(workspace)) for p in workspace.rglob("*"))
@@ -362,6 +363,9 @@ def test_zero_setup_from_a_clean_profile_then_an_upgrade(
         assert f"Setting up the bundled server {__version__} in {venv}" in said, said[-3000:]
         assert f"starting {python} -I -m qrels_lsp.cli serve (from the bundled server, in " in said
         assert f"qrels-lsp {__version__} is running." in said
+        pinned = "--require-hashes --only-binary :all: -r "  # the lock, then the server by hash
+        assert re.search(rf"{pinned}\S+/server/requirements\.lock\s", said), said[-3000:]
+        assert re.search(r"--no-deps --no-index .*-r \S+/server/qrels-lsp\.lock\s", said)
         assert any("qrels-lsp" in n and "install" in n for n in report["progress"]), report
         assert_demo_shown(report, expect, workspace)
         # the environment is the extension's, never the workspace's
@@ -388,8 +392,9 @@ def test_zero_setup_from_a_clean_profile_then_an_upgrade(
         assert installed_version(python) == "0.0.1"
         stamp = venv / "qrels-lsp-bundled.json"
         made = json.loads(stamp.read_text())
+        older = {k: v for k, v in made.items() if k != "lock"}  # its dependencies unchecked
         stamp.write_text(
-            json.dumps(made | {"wheel": old.name, "version": "0.0.1", "sha256": "0" * 64})
+            json.dumps(older | {"wheel": old.name, "version": "0.0.1", "sha256": "0" * 64})
         )
         inode = python.lstat().st_ino
         again = demo_expect(server_bin, workspace) | {"lensesOnly": True, "timeout_ms": 300_000}
@@ -404,6 +409,7 @@ def test_zero_setup_from_a_clean_profile_then_an_upgrade(
             -3000:
         ]
         assert "--force-reinstall --no-deps" in said and "-m venv" not in said
+        assert "--only-binary :all: --force-reinstall -r " in said  # each dependency checked
         assert f"qrels-lsp {__version__} is running." in said
         assert installed_version(python) == __version__
         assert python.lstat().st_ino == inode  # the same environment

@@ -18,15 +18,20 @@ function script(file, body) {
   return file;
 }
 
-/** A wheel in an extension folder, and a storage folder. */
+/** An extension folder as build.sh lays it out (a wheel, its requirement with the wheel's
+ * sha256, the dependencies' lock), and a storage folder. */
 function extension(version = '0.1.0', content = 'wheel') {
   const ext = tmp('qrels-ext-');
   fs.mkdirSync(path.join(ext, 'server'));
   const file = path.join(ext, 'server', `qrels_lsp-${version}-py3-none-any.whl`);
   fs.writeFileSync(file, content);
-  const wheel = bundled.bundledWheel(ext);
-  return { ext, storage: tmp('qrels-storage-'), wheel: { ...wheel, sha256: bundled.sha256(file) } };
+  fs.writeFileSync(path.join(ext, 'server', 'qrels-lsp.lock'), `qrels-lsp==${version} --hash=sha256:${bundled.sha256(file)}\n`);
+  fs.writeFileSync(path.join(ext, 'server', 'requirements.lock'), 'numpy==2.0.0 \\\n    --hash=sha256:' + 'a'.repeat(64) + '\n');
+  return { ext, storage: tmp('qrels-storage-'), wheel: bundled.bundledWheel(ext) };
 }
+
+/** The pip options of every install step: exact pins with known hashes, wheels only. */
+const PIP = 'env -I -m pip install --disable-pip-version-check --no-input --require-hashes --only-binary :all:';
 
 /** A base Python whose `-m venv DIR` makes DIR/bin/python: a fake that logs its argv to `log`,
  * "installs" (pip exits `pipCode`) and says `version` on the import check. */
@@ -51,11 +56,27 @@ function fakeBase(dir, log, { version = '0.1.0', pipCode = 0, pipSays = 'Collect
   );
 }
 
-test('bundledWheel: the wheel the .vsix carries, and its version', () => {
+test('bundledWheel: the wheel the .vsix carries, its version, its sha256 from the build, the lock', () => {
   const { ext, wheel } = extension('1.2.3');
+  const server = path.join(ext, 'server');
   assert.equal(wheel.name, 'qrels_lsp-1.2.3-py3-none-any.whl');
   assert.equal(wheel.version, '1.2.3');
-  assert.equal(wheel.file, path.join(ext, 'server', wheel.name));
+  assert.equal(wheel.file, path.join(server, wheel.name));
+  assert.equal(wheel.sha256, bundled.sha256(wheel.file));
+  assert.equal(wheel.requirement, path.join(server, 'qrels-lsp.lock'));
+  assert.equal(wheel.lock, path.join(server, 'requirements.lock'));
+  assert.equal(wheel.lockSha256, bundled.sha256(wheel.lock));
+  // the sha256 is the build's, not the file's: pip is the one that checks them against each other
+  fs.writeFileSync(wheel.requirement, `qrels-lsp==1.2.3 --hash=sha256:${'b'.repeat(64)}\n`);
+  assert.equal(bundled.bundledWheel(ext).sha256, 'b'.repeat(64));
+  // what build.sh writes, or nothing: another version, no hash, no lock
+  fs.writeFileSync(wheel.requirement, `qrels-lsp==1.2.4 --hash=sha256:${'b'.repeat(64)}\n`);
+  assert.equal(bundled.bundledWheel(ext), null);
+  fs.writeFileSync(wheel.requirement, 'qrels-lsp==1.2.3\n');
+  assert.equal(bundled.bundledWheel(ext), null);
+  fs.writeFileSync(wheel.requirement, `qrels-lsp==1.2.3 --hash=sha256:${'b'.repeat(64)}\n`);
+  fs.rmSync(wheel.lock);
+  assert.equal(bundled.bundledWheel(ext), null);
   assert.equal(bundled.bundledWheel(tmp('qrels-empty-')), null);
 });
 
@@ -89,7 +110,7 @@ test('pythonCandidates: the Python extension first, then PATH; none from an untr
   assert.equal(bundled.versionOk(null), false);
 });
 
-test('ensure: creates the environment, installs the wheel, checks it, stamps it; then it is ready', async () => {
+test('ensure: creates the environment, installs the locked dependencies and the wheel by hash, checks it, stamps it; then it is ready', async () => {
   const { storage, wheel } = extension();
   const log = path.join(storage, 'argv.log');
   const base = fakeBase(tmp('qrels-py-'), log);
@@ -101,12 +122,15 @@ test('ensure: creates the environment, installs the wheel, checks it, stamps it;
   const argv = fs.readFileSync(log, 'utf8').trim().split('\n');
   assert.deepEqual(argv, [
     `base -I -m venv ${layout.dir}`,
-    `env -I -m pip install --disable-pip-version-check --no-input ${wheel.file}`,
+    `${PIP} -r ${wheel.lock}`,
+    `${PIP} --force-reinstall --no-deps --no-index --find-links ${path.dirname(wheel.file)} -r ${wheel.requirement}`,
     'env -I -c import qrels_lsp; print(qrels_lsp.__version__)',
   ]);
   assert.ok(reports.includes('creating its Python environment'));
-  assert.ok(reports.includes('installing qrels-lsp 0.1.0 and its dependencies: Collecting numpy'), reports);
+  assert.ok(reports.includes('installing its dependencies (pinned, hash-checked): Collecting numpy'), reports);
+  assert.ok(reports.includes('installing qrels-lsp 0.1.0'), reports);
   assert.equal(bundled.readStamp(layout).sha256, wheel.sha256);
+  assert.equal(bundled.readStamp(layout).lock, wheel.lockSha256);
   assert.equal(bundled.plan(layout, wheel), 'ready');
   assert.equal(fs.existsSync(layout.lock), false); // released
 });
@@ -125,13 +149,78 @@ test('ensure: a new wheel (an upgraded extension) upgrades the environment in pl
   assert.equal(done.ok, true);
   assert.equal(done.kind, 'upgrade');
   const argv = fs.readFileSync(log, 'utf8').trim().split('\n');
-  assert.match(argv[0], /^env -I -m pip install .* --force-reinstall --no-deps /);
-  assert.match(argv[1], /^env -I -m pip install .*qrels_lsp-0\.1\.0-py3-none-any\.whl$/);
+  // the dependencies to the lock's pins (already there: kept), then the new wheel over the old one
+  assert.equal(argv[0], `${PIP} -r ${wheel.lock}`);
+  assert.equal(argv[1], `${PIP} --force-reinstall --no-deps --no-index --find-links ${path.dirname(wheel.file)} -r ${wheel.requirement}`);
   assert.ok(!argv.some((a) => a.startsWith('base')), 'no new venv');
   assert.equal(bundled.plan(layout, newer), 'ready');
+  // another lock with the same wheel is an upgrade too
+  assert.equal(bundled.plan(layout, { ...newer, lockSha256: 'other' }), 'upgrade');
   // the Python the environment was made from is gone: made again
   fs.rmSync(layout.python);
   assert.equal(bundled.plan(layout, newer), 'create');
+});
+
+test('ensure: an environment an older extension filled without hashes gets every dependency again, checked', async () => {
+  const { storage, wheel } = extension();
+  const log = path.join(storage, 'argv.log');
+  const base = fakeBase(tmp('qrels-py-'), log);
+  const layout = bundled.envLayout(storage, 'linux');
+  await bundled.ensure({ layout, wheel, base, cwd: storage, env: process.env });
+  const { lock, ...unlocked } = bundled.readStamp(layout); // as the older extension stamped it
+  assert.equal(lock, wheel.lockSha256);
+  fs.writeFileSync(layout.stamp, JSON.stringify({ ...unlocked, sha256: 'old' }));
+  fs.writeFileSync(log, '');
+  assert.equal(bundled.plan(layout, wheel), 'upgrade');
+  assert.equal((await bundled.ensure({ layout, wheel, base, cwd: storage, env: process.env })).ok, true);
+  const argv = fs.readFileSync(log, 'utf8').trim().split('\n');
+  assert.equal(argv[0], `${PIP} --force-reinstall -r ${wheel.lock}`);
+  assert.equal(bundled.readStamp(layout).lock, wheel.lockSha256);
+});
+
+test('explainFailure: a pip failure says its cause on one line and the fix on the next', () => {
+  const { wheel } = extension();
+  const deps = { what: 'deps', title: 'installing its dependencies (pinned, hash-checked)' };
+  const server = { what: 'server', title: 'installing qrels-lsp 0.1.0' };
+  const ctx = { base: '/usr/bin/python3', wheel };
+  const lines = (text) => {
+    const out = text.split('\n');
+    assert.equal(out.length, 2, text);
+    assert.match(out[1], new RegExp(`pipx install ${wheel.file.replace(/[.\\]/g, '\\$&')}`));
+    return out;
+  };
+  // no wheel of a pinned version for this platform (pip says so for --only-binary :all:)
+  const [noWheel, noWheelFix] = lines(bundled.explainFailure(deps, [
+    'Collecting google-re2==1.1.20251105',
+    'ERROR: Could not find a version that satisfies the requirement google-re2==1.1.20251105 (from versions: none)',
+    'ERROR: No matching distribution found for google-re2==1.1.20251105',
+  ].join('\n'), ctx));
+  assert.match(noWheel, /no wheel of google-re2==1\.1\.20251105 for this platform/);
+  assert.match(noWheel, /never a source build/);
+  assert.match(noWheelFix, /versions that have wheels here/);
+  // a file whose sha256 is not the lock's
+  const [mismatch, mismatchFix] = lines(bundled.explainFailure(deps, [
+    'ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. If you have updated the package versions, please update the hashes.',
+    '    attrs==26.1.0 from https://files.example/attrs-26.1.0-py3-none-any.whl (from -r lock (line 3)):',
+    '        Expected sha256 003c',
+    '             Got        c647',
+  ].join('\n'), ctx));
+  assert.match(mismatch, /a file of attrs==26\.1\.0 whose sha256 is not the one the extension carries/);
+  assert.match(mismatchFix, /PIP_INDEX_URL/);
+  // the extension's own wheel is not the one it was built with
+  const [damaged, damagedFix] = lines(bundled.explainFailure(server, 'ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE.', ctx));
+  assert.match(damaged, /own wheel .* does not match the sha256 it was built with/);
+  assert.match(damagedFix, /^Reinstall the extension/);
+  // no network: pip retried, then found nothing
+  const [offline, offlineFix] = lines(bundled.explainFailure(deps, [
+    "WARNING: Retrying (Retry(total=0)) after connection broken by 'NewConnectionError(Failed to establish a new connection)': /simple/attrs/",
+    'ERROR: No matching distribution found for attrs==26.1.0',
+  ].join('\n'), ctx));
+  assert.match(offline, /could not download its server's dependencies/);
+  assert.match(offlineFix, /Check the network or proxy/);
+  // anything else: the step and pip's last lines
+  const [other] = lines(bundled.explainFailure(deps, 'ERROR: something else', ctx));
+  assert.match(other, /installing its dependencies \(pinned, hash-checked\): ERROR: something else/);
 });
 
 test('ensure: each failure says what failed and how to fix it', async () => {
@@ -149,9 +238,8 @@ test('ensure: each failure says what failed and how to fix it', async () => {
   });
   const pipFailed = await bundled.ensure({ layout, wheel, base: offline, cwd: storage, env: process.env });
   assert.equal(pipFailed.ok, false);
-  assert.match(pipFailed.error, /could not install its server's dependencies/);
+  assert.match(pipFailed.error, /could not install its server \(installing its dependencies/);
   assert.match(pipFailed.error, /Could not find a version that satisfies the requirement pygls/);
-  assert.match(pipFailed.error, /PIP_INDEX_URL/);
   assert.equal(bundled.plan(layout, wheel), 'create'); // no stamp: the next start tries again
   const wrong = fakeBase(tmp('qrels-py-'), path.join(storage, 'log'), { version: '9.9.9' });
   const checkFailed = await bundled.ensure({ layout, wheel, base: wrong, cwd: storage, env: process.env });
