@@ -37,6 +37,15 @@ def allow_outside(p: argparse.ArgumentParser) -> None:
     )
 
 
+def by_tag(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--by",
+        choices=["tag"],
+        help=f"also per tag (the golden set's `tags:`): {what}; a tag's questions alone, as "
+        "if the golden set held no others",
+    )
+
+
 def workspace_of(named: Sequence[Path]) -> list[Path]:
     """The command line's workspace: the current folder and the paths named on it (a file
     stands for its folder). A golden set's own paths are read only inside it."""

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import UsageError, allow_outside, chunk_options, log_text
+from .common import UsageError, allow_outside, by_tag, chunk_options, log_text
 
 if TYPE_CHECKING:
     from ..core.base.findings import Finding
@@ -45,6 +46,7 @@ def add(sub: Any) -> None:
         help="the difference worth detecting, for `questions needed` (default 0.05)",
     )
     s.add_argument("--format", choices=["table", "json", "markdown"], default="table")
+    by_tag(s, "each tag's comparison, a family of its own, after the whole set's")
     s.add_argument("--config", type=Path)
     chunk_options(s)
     allow_outside(s)
@@ -68,8 +70,17 @@ def run(args: argparse.Namespace) -> int:
     runs = _runs(args, project, ctx, at_least=2)
     base = _base(args, ctx, runs, base_file)
     comparisons = _compare(args, ctx, runs, base)
-    print(render(comparisons, args.format, ctx), end="")
+    tags = _by_tag(args, ctx, runs, base) if args.by == "tag" else None
+    print(render(comparisons, args.format, ctx, tags), end="")
     return 0
+
+
+def _by_tag(
+    args: argparse.Namespace, ctx: QrelsContext, runs: list[RunResult], base: RunResult
+) -> Mapping[str, Comparisons]:
+    from ..core.project.comparing import compare_by_tag
+
+    return compare_by_tag(ctx, runs, base, alpha=args.alpha, min_difference=args.min_difference)
 
 
 def report_runs(
@@ -167,22 +178,57 @@ def _compare(
     return comparisons
 
 
-def render(comparisons: Comparisons, fmt: str, ctx: QrelsContext) -> str:
+def render(
+    comparisons: Comparisons,
+    fmt: str,
+    ctx: QrelsContext,
+    tags: Mapping[str, Comparisons] | None = None,
+) -> str:
+    """The comparison in ``fmt``; ``tags``: each tag's after it."""
     if fmt == "json":
-        return _json(comparisons) + "\n"
+        return _json(comparisons, tags) + "\n"
     if fmt == "markdown":
-        from ..ide.compare import comparison_markdown
+        from ..ide.compare import comparison_markdown, tags_markdown
 
-        return comparison_markdown(comparisons, None, f"recall@{ctx.k}") + "\n"
-    return _table(comparisons)
+        out = comparison_markdown(comparisons, None, f"recall@{ctx.k}")
+        return out + ("\n\n" + tags_markdown(tags) if tags else "") + "\n"
+    return _table(comparisons) + (_tags_table(tags) if tags else "")
 
 
-def _json(comparisons: Comparisons) -> str:
-    """The documented JSON: the base, n, alpha, then one object per (run, metric)."""
+def _json(comparisons: Comparisons, tags: Mapping[str, Comparisons] | None) -> str:
+    """The documented JSON: the base, n, alpha, then one object per (run, metric); with
+    ``tags``, each names its tag (null: the whole set) and its n, and each tag's follow."""
     from ..core.base.escape import json_text
     from ..ide.documents import comparisons_document
 
-    return json_text(comparisons_document(comparisons))
+    return json_text(comparisons_document(comparisons, tags))
+
+
+def _tags_table(tags: Mapping[str, Comparisons]) -> str:
+    """Each tag's comparison, a row per run and metric: the decision and what it rests on."""
+    from ..ide.compare import interval_text, p_text, verdict
+
+    out = [
+        "",
+        "By tag (each tag's questions alone; Holm over its own runs x metrics; * unadjusted)",
+    ]
+    rows = [["tag", "n", "run", "metric", "verdict", "delta", "95% interval*", "p Holm", "needed"]]
+    for tag, family in tags.items():
+        for c in family.items:
+            rows.append(
+                [
+                    log_text(tag),
+                    str(family.n_queries),
+                    log_text(c.run),
+                    c.metric,
+                    verdict(c),
+                    f"{c.delta:+.4f}",
+                    interval_text(c.ci95, 4),
+                    p_text(c.p_adjusted, family.alpha),
+                    "n/a" if c.questions_needed is None else f"{c.questions_needed:,}",
+                ]
+            )
+    return "\n".join([*out, *_aligned(rows)]) + "\n"
 
 
 def _table(comparisons: Comparisons) -> str:

@@ -54,6 +54,12 @@ def add(sub: Any) -> None:
         default=DEFAULT_CRITICAL,
         help=f"the tag of questions that must not get worse (default {DEFAULT_CRITICAL})",
     )
+    s.add_argument(
+        "--per-tag-max-drop",
+        type=float,
+        help="also gate each tag's questions alone (the golden set's `tags:`): fail when the head "
+        "is worse on a tag, or a tag with enough questions to decide drops by more than this",
+    )
     s.add_argument("--summary", type=Path, help="write the Markdown summary here")
     s.add_argument("--format", choices=["text", "github"], default="text")
     s.add_argument("-k", type=int, help="cutoff (default: the golden set's k, the config, or 10)")
@@ -102,8 +108,9 @@ def _refuse_broken_input(
 
 def rules_args(args: argparse.Namespace) -> None:
     """Check the numbers given; the metrics, when named, become the context's."""
-    for name in ("max_drop", "min_judged"):
-        if not 0 <= getattr(args, name) <= 1:
+    for name in ("max_drop", "min_judged", "per_tag_max_drop"):
+        value = getattr(args, name, None)
+        if value is not None and not 0 <= value <= 1:
             raise UsageError(f"--{name.replace('_', '-')} must be from 0 to 1")
     if not 0 < args.alpha < 1:
         raise UsageError("--alpha must be above 0 and below 1")
@@ -119,7 +126,9 @@ def _rules(args: argparse.Namespace, ctx: QrelsContext) -> Rules:
     metrics = tuple(str(m) for m in ctx.metrics if m.measure.compared)
     if not metrics:
         raise UsageError("--metric: judged@k measures coverage; gate on a measure of effectiveness")
-    return Rules(metrics, args.max_drop, args.alpha, args.min_judged, args.critical)
+    return Rules(
+        metrics, args.max_drop, args.alpha, args.min_judged, args.critical, args.per_tag_max_drop
+    )
 
 
 def _lines(ctx: QrelsContext) -> dict[str, int]:
@@ -194,5 +203,11 @@ def _text(v: Verdict, rules: Rules) -> str:
             f"{interval_text(c.ci95, 4)} unadjusted, p Holm {p_text(c.p_adjusted, rules.alpha)}, "
             f"{c.wins}W {c.losses}L {c.ties}T): {verdict(c)}"
         )
+    for tag, family in v.tags.items():
+        for c in family.for_run(v.head):
+            out.append(
+                f"  tag {log_text(tag)} ({family.n_queries}): {c.metric} {c.delta:+.4f}, "
+                f"p Holm {p_text(c.p_adjusted, family.alpha)}: {verdict(c)}"
+            )
     out += [f"  judged@{v.k}: " + ", ".join(f"{log_text(r)} {x:.2f}" for r, x in v.judged.items())]
     return "\n".join(out) + "\n"

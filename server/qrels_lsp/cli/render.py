@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import operator
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .common import log_text
@@ -86,27 +86,51 @@ def render_scores(
     *,
     summary: bool = False,
     upper: list[Evaluation] | None = None,
+    tags: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """Each run's per-query table and means, then (for several runs) their means side by side;
-    ``summary``: the means alone; ``upper``: each run's optimistic bounds too."""
+    ``summary``: the means alone; ``upper``: each run's optimistic bounds too; ``tags``: each
+    tag's questions, whose means follow, a table per tag."""
     if fmt == "json":
-        return _json_scores(results, k, summary, upper)
+        return _json_scores(results, k, summary, upper, tags)
     if fmt == "trec":
         return "".join(_trec_eval_lines(r, project, summary) for r in results)
     bounds: list[Evaluation | None] = list(upper) if upper else [None] * len(results)
     parts = [] if summary else [_run_table(r, fmt, b) for r, b in zip(results, bounds, strict=True)]
     if summary or len(results) > 1:
         parts.append(_means_table(results, fmt, upper))
+    for tag, qids in (tags or {}).items():
+        parts.append(_tag_table(tag, qids, results, fmt))
     return "\n".join(parts)
 
 
+def _tag_table(tag: str, qids: Sequence[str], results: list[RunResult], fmt: str) -> str:
+    """One tag's means, the runs side by side, as the whole set's are."""
+    from ..core.project.comparing import restricted_runs
+
+    cell = _cell(fmt)
+    n = len(qids)
+    title = f"tag {cell(tag)}: {n} question{'s' * (n != 1)}"
+    table = _means_table(restricted_runs(results, qids), fmt, None)
+    return table.replace(
+        "### Means" if fmt == "markdown" else "Means",
+        f"### {title}" if fmt == "markdown" else title,
+        1,
+    )
+
+
 def _json_scores(
-    results: list[RunResult], k: int, summary: bool, upper: list[Evaluation] | None
+    results: list[RunResult],
+    k: int,
+    summary: bool,
+    upper: list[Evaluation] | None,
+    tags: Mapping[str, Sequence[str]] | None,
 ) -> str:
     from ..core.base.escape import json_text
     from ..ide.documents import scores_document
 
-    return json_text(scores_document(results, k, summary=summary, upper=upper)) + "\n"
+    doc = scores_document(results, k, summary=summary, upper=upper, tags=tags)
+    return json_text(doc) + "\n"
 
 
 def _cell(fmt: str) -> Callable[[str], str]:

@@ -11,6 +11,7 @@ from .common import (
     UsageError,
     allow_outside,
     boundary_for,
+    by_tag,
     chunk_options,
     chunk_rule,
     config_for,
@@ -47,6 +48,7 @@ def add(sub: Any) -> None:
     s.add_argument("-l", "--relevance-level", type=int, help="minimum grade that is relevant")
     s.add_argument("--format", choices=["table", "json", "markdown", "trec"], default="table")
     s.add_argument("--summary", action="store_true", help="the means only, runs side by side")
+    by_tag(s, "each tag's questions' count and means, after the whole set's")
     s.add_argument(
         "--bounds",
         action="store_true",
@@ -80,8 +82,13 @@ def run(args: argparse.Namespace) -> int:
     _report_corpus_limits(ctx)
     scored = [r for r in results if not r.error]
     if scored:
+        from ..core.project.comparing import tagged
+
         upper = _bounds(ctx, scored) if args.bounds else None
-        out = render_scores(scored, ctx.k, args.format, project, summary=args.summary, upper=upper)
+        tags = tagged(ctx) if args.by == "tag" else None
+        out = render_scores(
+            scored, ctx.k, args.format, project, summary=args.summary, upper=upper, tags=tags
+        )
         print(out, end="")
     if unscored or broken:
         return 2
@@ -113,6 +120,8 @@ def project_for(args: argparse.Namespace) -> tuple[Project, Config]:
         raise UsageError(f"{args.golden} does not exist")
     if getattr(args, "bounds", False) and args.format == "trec":
         raise UsageError("--bounds has no trec_eval form: use --format table, json or markdown")
+    if getattr(args, "by", None) and args.format == "trec":
+        raise UsageError("--by tag has no trec_eval form: use --format table, json or markdown")
     if args.k is not None and args.k < 1:
         raise UsageError("-k must be a positive integer")
     workspace = workspace_of([args.golden, *(p for p in args.runs if p.exists())])
@@ -174,6 +183,7 @@ def golden_context(
         fmt.read_grades is not None
         and not args.baseline
         and not spans
+        and not getattr(args, "by", None)  # the tags are the questions' own
         and not _fuses_baseline(project, args.golden)
     ):
         # Scoring needs the judgments, not their spans: 100k qrels lines read in a tenth of the time.

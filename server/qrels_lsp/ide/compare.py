@@ -122,17 +122,22 @@ def undefined_notes(rows: Sequence[Comparison]) -> list[str]:
     return out
 
 
-def comparison_table(rows: Sequence[Comparison], alpha: float = 0.05) -> list[str]:
+def comparison_table(
+    rows: Sequence[Comparison], alpha: float = 0.05, *, with_run: bool = False
+) -> list[str]:
     """A Markdown table of comparisons, a row each: the verdict, then every statistic, each
-    labelled with whether it is adjusted for the family (only p (Holm) is)."""
+    labelled with whether it is adjusted for the family (only p (Holm) is); ``with_run``: a
+    first column names each row's run."""
+    first = "| run " if with_run else ""
     out = [
-        "| metric | verdict | base | run | delta | 95% interval (unadjusted) | p (Holm) "
+        f"{first}| metric | verdict | base | run | delta | 95% interval (unadjusted) | p (Holm) "
         "| p (unadjusted) | p (t, unadjusted) | W / L / T | questions needed | detectable now |",
-        "| --- | --- |" + " ---: |" * 10,
+        ("| --- " if with_run else "") + "| --- | --- |" + " ---: |" * 10,
     ]
     for c in rows:
+        lead = f"| {md_text(c.run)} " if with_run else ""
         out.append(
-            f"| {md_text(c.metric)} | {md_text(verdict(c))} | {format_value(c.base_mean)} "
+            f"{lead}| {md_text(c.metric)} | {md_text(verdict(c))} | {format_value(c.base_mean)} "
             f"| {format_value(c.run_mean)} | {c.delta:+.4f} | {interval_text(c.ci95, 4)} "
             f"| {p_text(c.p_adjusted, alpha)} | {p_text(c.p_randomization, alpha)} "
             f"| {p_text(c.p_ttest, alpha)} | {c.wins} / {c.losses} / {c.ties} "
@@ -223,3 +228,15 @@ def delta_mark(value: float, base: float | None) -> str:
     if base is None or value == base:
         return ""
     return UP if value > base else DOWN
+
+
+def tags_markdown(tags: Mapping[str, Comparisons]) -> str:
+    """Each tag's comparison, a table per tag: its questions alone, Holm over its own runs x
+    metrics (each tag is its own question), "too few to decide" where it has fewer questions
+    than the power analysis needs."""
+    out = ["**By tag**: each tag's questions alone; each tag is a family of its own."]
+    for tag, family in tags.items():
+        n = family.n_queries
+        out += ["", f"**{md_text(tag)}** ({n} question{'s' * (n != 1)})", ""]
+        out += comparison_table(family.items, family.alpha, with_run=True)
+    return "\n".join(out)

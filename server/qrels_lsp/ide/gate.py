@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from ..core.base.escape import md_block, md_code, md_text
 from ..core.project.gating import Flip, Verdict
-from .compare import comparison_table
+from .compare import comparison_table, p_text, verdict
 
 FLIPS_SHOWN = 20  # per direction
 HEADLINE = {"pass": "✅ pass", "fail": "❌ fail", "cannot tell": "⚠️ cannot tell: judge first"}
@@ -44,11 +44,36 @@ def summary_markdown(
         *comparison_table(v.comparisons.for_run(v.head), v.comparisons.alpha),
         "",
     ]
+    out += _tags(v)
     out += _flips(v, lines)
     out += ["### Coverage", "", f"| run | judged@{v.k} |", "| --- | ---: |"]
     out += [f"| {md_text(run)} | {value:.4f} |" for run, value in v.judged.items()]
     out += ["", "### What to do", "", *_todo(v, pool_command), ""]
     return "\n".join(out)
+
+
+def _tags(v: Verdict) -> list[str]:
+    """Each tag's questions alone (`--per-tag-max-drop`): its n and the head's verdict there."""
+    if not v.tags:
+        return []
+    out = [
+        "### By tag",
+        "",
+        "Each tag's questions alone, a family of its own; too few to decide where a tag has "
+        "fewer questions than the power analysis needs.",
+        "",
+        "| tag | questions | metric | verdict | delta | p (Holm) | questions needed |",
+        "| --- | ---: | --- | --- | ---: | ---: | ---: |",
+    ]
+    for tag, family in v.tags.items():
+        for c in family.for_run(v.head):
+            needed = "n/a" if c.questions_needed is None else f"{c.questions_needed:,}"
+            out.append(
+                f"| {md_text(tag)} | {family.n_queries} | {md_text(c.metric)} "
+                f"| {md_text(verdict(c))} | {c.delta:+.4f} | {p_text(c.p_adjusted, family.alpha)} "
+                f"| {needed} |"
+            )
+    return [*out, ""]
 
 
 def _flips(v: Verdict, lines: Mapping[str, int]) -> list[str]:

@@ -17,12 +17,18 @@ NO_DIFFERENCE = "no difference to size for"
 TOO_SMALL = "more than 10^15 questions: the difference is too small to detect"
 
 Word = Literal[
-    "better", "worse", "no difference detected", "too few questions to tell", "cannot tell"
+    "better",
+    "worse",
+    "no difference detected",
+    "too few questions to tell",
+    "too few to decide",
+    "cannot tell",
 ]
 """A comparison's verdict (docs/compare.md, "One verdict"): the Holm-adjusted randomization test
 decides better and worse; short of that, whether the questions were enough to see the
-difference that matters (``min_difference``). "cannot tell" only where a value is not a finite
-number, which no measure of this package produces."""
+difference that matters (``min_difference``). "too few to decide" is a tag's comparison with
+fewer questions than the power analysis needs, whatever its p (docs/compare.md, "Per tag").
+"cannot tell" only where a value is not a finite number, which no measure here produces."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +66,7 @@ class Comparisons:
     alpha: float
     min_difference: float | None
     items: list[Comparison]
+    tag: str | None = None  # the comparison of one tag's questions; None: the whole golden set
 
     def for_run(self, run: str) -> list[Comparison]:
         return [c for c in self.items if c.run == run]

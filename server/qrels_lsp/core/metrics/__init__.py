@@ -7,7 +7,15 @@ trec_eval ranks a run in, ``order.py``. The names below are the package's whole 
 
 from __future__ import annotations
 
-from .evaluate import Evaluation, ScoreCache, Since, changed_keys, evaluate, evaluate_stream
+from .evaluate import (
+    Evaluation,
+    ScoreCache,
+    Since,
+    changed_keys,
+    evaluate,
+    evaluate_stream,
+    restricted,
+)
 from .explain import NdcgExplanation, NdcgRow, ndcg_explain
 from .measure import Judged, Measure, format_value
 from .metric import (
@@ -43,6 +51,7 @@ __all__ = [
     "order_by_score",
     "parse_metric",
     "query_scores",
+    "restricted",
     "trec_eval_name",
     "trec_eval_order",
     "trec_eval_rank",

@@ -214,6 +214,24 @@ class _Columns:
         return {name: total / n for name, total in zip(self._names, sums, strict=True)}
 
 
+def restricted(evaluation: Evaluation, qids: Collection[str]) -> Evaluation:
+    """The evaluation of the golden set filtered to ``qids`` (a tag's questions): the same
+    per-query values, since no query's value depends on another's, and the means over the kept
+    ones summed in the same strcmp order, so they equal a fresh evaluation of the filtered set
+    bit for bit."""
+    keep = set(qids)
+    out = Evaluation(
+        per_query={q: v for q, v in evaluation.per_query.items() if q in keep},
+        missing=[q for q in evaluation.missing if q in keep],
+        unanswerable=[q for q in evaluation.unanswerable if q in keep],
+    )
+    counted = sorted(out.per_query)
+    out.n_queries = len(counted)
+    names = next(iter(evaluation.per_query.values()), evaluation.mean)
+    out.mean = _Columns.of(out.per_query, counted, names).means()
+    return out
+
+
 def sequential_mean(values: Iterable[float], n: int) -> float:
     """trec_eval's mean: one addition after another from 0.0, divided by the query count."""
     return functools.reduce(operator.add, values, 0.0) / n if n else 0.0

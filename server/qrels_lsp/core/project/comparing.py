@@ -9,12 +9,13 @@ beat), else the first run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..base.findings import Severity, declare
-from ..compare import Comparisons
+from ..compare import Comparison, Comparisons
+from ..metrics import restricted
 
 if TYPE_CHECKING:
     from ..compare.comparison import Comparer
@@ -115,3 +116,56 @@ def compare_runs(
         pause=pause,
         since=[base.evaluation.since, *(r.evaluation.since for r in compared)],
     )
+
+
+def tagged(ctx: QrelsContext) -> dict[str, list[str]]:
+    """Each tag the golden set's scored questions carry, by name, and its questions in the
+    golden set's order (an unanswerable question is in no mean, so in no tag's)."""
+    out: dict[str, list[str]] = {}
+    for qid, query in ctx.qrels.queries.items():
+        if qid in ctx.unanswerable:
+            continue
+        for tag in query.tags:
+            out.setdefault(tag, []).append(qid)
+    return dict(sorted(out.items()))
+
+
+def restricted_runs(runs: Sequence[RunResult], qids: Sequence[str]) -> list[RunResult]:
+    """The runs as scored on these questions only: a tag's means are the means of the golden
+    set filtered to the tag, bit for bit (``metrics.restricted``)."""
+    return [r if r.error else replace(r, evaluation=restricted(r.evaluation, qids)) for r in runs]
+
+
+def compare_by_tag(
+    ctx: QrelsContext,
+    runs: Sequence[RunResult],
+    base: RunResult,
+    metrics: Sequence[str] | None = None,
+    *,
+    alpha: float | None = None,
+    min_difference: float | None = None,
+) -> Mapping[str, Comparisons]:
+    """Each tag's comparison of the runs with ``base`` over that tag's questions: a family of
+    its own (Holm over runs x metrics of the tag: each tag answers its own question), and "too
+    few to decide" where the tag has fewer questions than the power analysis needs."""
+    out: dict[str, Comparisons] = {}
+    for tag, qids in tagged(ctx).items():
+        (kept_base,) = restricted_runs([base], qids)
+        kept = [kept_base, *restricted_runs([r for r in runs if r is not base], qids)]
+        found = compare_runs(
+            ctx, kept, kept_base, metrics, alpha=alpha, min_difference=min_difference
+        )
+        if found is not None:
+            items = [_for_a_tag(c) for c in found.items]
+            out[tag] = replace(found, items=items, tag=tag)
+    return out
+
+
+def _for_a_tag(c: Comparison) -> Comparison:
+    """A tag's comparison says "too few to decide" rather than a verdict when its questions are
+    fewer than needed (docs/compare.md, "Per tag"): a tag of five questions is not a decision,
+    whatever its p."""
+    needed = c.verdict_needed if c.questions_needed is None else c.questions_needed
+    if c.verdict == "too few questions to tell" or (needed is not None and c.n_queries < needed):
+        return replace(c, verdict="too few to decide", verdict_needed=needed)
+    return c

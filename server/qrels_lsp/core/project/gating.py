@@ -11,14 +11,14 @@ critical gets worse on any metric gated; else it passes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..compare import Comparison, Comparisons
 from ..model import CRITICAL_TAG
 from .analysis import QrelsContext, RunResult
-from .comparing import compare_runs
+from .comparing import compare_by_tag, compare_runs
 from .judging import mean_judged
 
 Status = Literal["pass", "fail", "cannot tell"]
@@ -35,6 +35,7 @@ class Rules:
     alpha: float = 0.05
     min_judged: float = DEFAULT_MIN_JUDGED
     critical: str = DEFAULT_CRITICAL
+    per_tag_max_drop: float | None = None  # also each tag's questions alone, with this drop
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +68,7 @@ class Verdict:
     k: int
     n_queries: int
     critical: list[Flip] = field(default_factory=list)  # tagged critical, and worse
+    tags: Mapping[str, Comparisons] = field(default_factory=dict)  # with per_tag_max_drop
 
     @property
     def exit_code(self) -> int:
@@ -98,6 +100,9 @@ def decide(ctx: QrelsContext, base: RunResult, head: RunResult, rules: Rules) ->
     flips = _flips(ctx, mine, rules.critical)
     critical = [f for f in flips if f.critical and f.worse]
     judged = judged_means(ctx, [base, head])
+    tags: Mapping[str, Comparisons] = {}
+    if rules.per_tag_max_drop is not None:
+        tags = compare_by_tag(ctx, [base, head], base, rules.metrics, alpha=rules.alpha)
     reasons: list[str] = []
     status: Status = "pass"
     if judged[head.name] < rules.min_judged:
@@ -116,6 +121,7 @@ def decide(ctx: QrelsContext, base: RunResult, head: RunResult, rules: Rules) ->
             reasons.append(f"{c.metric} {c.delta:+.4f} ({why}; p (Holm) {c.p_adjusted:.3g})")
         for f in critical:
             reasons.append(f"critical question {f.qid} got worse ({_worst(f)})")
+        reasons += _tag_regressions(tags, head.name, rules)
         if reasons:
             status = "fail"
     return Verdict(
@@ -130,7 +136,30 @@ def decide(ctx: QrelsContext, base: RunResult, head: RunResult, rules: Rules) ->
         ctx.k,
         family.n_queries,
         critical,
+        tags,
     )
+
+
+def _tag_regressions(tags: Mapping[str, Comparisons], head: str, rules: Rules) -> list[str]:
+    """Why a tag fails the gate: the head worse on its questions alone, or, where the tag has
+    enough questions to decide, its mean down by more than ``per_tag_max_drop``. A tag with too
+    few questions decides nothing either way (docs/compare.md, "Per tag")."""
+    if rules.per_tag_max_drop is None:
+        return []
+    allowed = -rules.per_tag_max_drop - TOLERANCE
+    out = []
+    for tag, family in tags.items():
+        for c in family.for_run(head):
+            if c.verdict == "worse":
+                why = f"worse; p (Holm) {c.p_adjusted:.3g}"
+            elif c.verdict != "too few to decide" and c.delta < allowed:
+                why = f"down more than {rules.per_tag_max_drop:g}"
+            else:
+                continue
+            out.append(
+                f"tag {tag} ({family.n_queries} questions): {c.metric} {c.delta:+.4f} ({why})"
+            )
+    return out
 
 
 def _flips(ctx: QrelsContext, comparisons: Sequence[Comparison], tag: str) -> list[Flip]:
