@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .common import (
     UsageError,
     log_text,
+    write_file,
 )
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except convert.ConversionError as exc:
         raise UsageError(str(exc)) from exc
-    args.output.write_text(result, encoding="utf-8", errors="surrogateescape")
+    write_file(args.output, result, errors="surrogateescape")
     if kind == "golden" and not to_yaml:
         # TREC qrels have no line for a question without judgments (unanswerable, or not yet
         # linked): say which ones were left out rather than drop them silently.
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if found is not None and found.role == "qrels" and to_yaml and topics_in is not None:
         _say_topics_kept(found.parse(text), args.topics.name, topics_in)
     if topics is not None and args.topics is not None and not to_yaml:
-        args.topics.write_text(topics, encoding="utf-8", errors="surrogateescape")
+        write_file(args.topics, topics, errors="surrogateescape")
     print(
         f"wrote {log_text(args.output)}"
         + (

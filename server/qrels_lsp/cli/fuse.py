@@ -19,6 +19,7 @@ from .common import (
     log_text,
     progress_on,
     workspace_of,
+    write_file,
 )
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     fused = fuse(params, inputs)
     tag = run_tag(args.name or params.method, params.method)
-    args.output.write_text(trec_text(fused, tag), encoding="utf-8")
+    write_file(args.output, trec_text(fused, tag))
     lines = sum(len(r) for r in fused.rankings.values())
     print(
         f"wrote {log_text(args.output)}: {len(fused.rankings)} queries, {lines:,} lines, "
