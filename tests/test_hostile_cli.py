@@ -452,3 +452,76 @@ def test_an_output_is_replaced_whole_never_written_in_place(
     assert holds in (repo / name).read_text()
     assert (repo / "held").read_text() == "the old file\n"
     assert not list(repo.glob(".qrels-lsp-*.tmp"))  # nothing left beside it
+
+
+# -- named paths: the command line's workspace is the current folder, and only it ------------
+
+LEAK = "leak.qrels.yaml"  # a golden set outside, whose "did you mean" would name `passwd`
+
+
+def linked_out(repo: Path, out: Path) -> None:
+    """``sub/evals -> ../..`` in the checkout (the folder holding it and ``outside``), and an
+    outside golden set whose near miss of a secret's name would be suggested."""
+    (repo / "sub").mkdir()
+    (repo / "sub" / "evals").symlink_to("../..", target_is_directory=True)
+    (out / LEAK).write_text("corpus: corpus/\nqueries:\n  q1:\n    relevant: [passwdd]\n")
+    (repo / "t.qrels").write_text("q1 0 kb/factory-reset.md 1\n")
+
+
+def test_a_named_folder_that_leads_out_is_refused_unless_allowed(
+    world: tuple[Path, Path, dict[str, str]],
+) -> None:
+    repo, out, env = world
+    linked_out(repo, out)
+    r = cli(repo, env, "check", "sub/evals/", "--format", "json")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "sub/evals leads outside the current folder" in r.stderr
+    assert "pass --allow-outside" in r.stderr
+    no_leak(r.stdout, r.stderr)
+    assert LEAK not in r.stdout + r.stderr and "stolen" not in r.stdout + r.stderr
+    # The user's own flag: the folder is checked, outside files and all.
+    r = cli(repo, env, "check", "sub/evals/", "--format", "json", "--allow-outside")
+    assert r.returncode in (0, 1), r.stderr
+    assert LEAK in r.stdout
+
+
+VIA = "sub/evals/outside"
+NAMED_OUTSIDE = {
+    "check": ["check", f"{VIA}/{LEAK}"],
+    "score golden": ["score", f"{VIA}/{LEAK}"],
+    "score run": ["score", "support.qrels.yaml", f"{VIA}/stolen.run.yaml"],
+    "score absolute": ["score", "{out}/" + LEAK],
+    "compare": ["compare", "support.qrels.yaml", "runs/bm25.run.yaml", f"{VIA}/stolen.run.yaml"],
+    "gate": ["gate", "support.qrels.yaml", "--base", "bm25", "--head", f"{VIA}/stolen.run.yaml"],
+    "pool": ["pool", f"{VIA}/{LEAK}"],
+    "report": ["report", f"{VIA}/{LEAK}", "-o", "written"],
+    "fuse": ["fuse", "runs/bm25.run.yaml", f"{VIA}/stolen.run.yaml", "-o", "written"],
+    "bm25": ["bm25", f"{VIA}/{LEAK}", "-o", "written"],
+    "convert": ["convert", f"{VIA}/stolen.run.yaml", "-o", "written"],
+    "convert --topics": ["convert", "t.qrels", "-o", "written.yaml", "--topics", f"{VIA}/x.tsv"],
+}
+
+
+@pytest.mark.parametrize("command", list(NAMED_OUTSIDE))
+def test_every_command_refuses_a_named_path_outside(
+    world: tuple[Path, Path, dict[str, str]], command: str
+) -> None:
+    repo, out, env = world
+    linked_out(repo, out)
+    (out / "x.tsv").write_text(f"q1\t{SECRETS[0]}\n")
+    words = [w.replace("{out}", str(out)) for w in NAMED_OUTSIDE[command]]
+    r = cli(repo, env, *words)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "leads outside the current folder" in r.stderr and "--allow-outside" in r.stderr
+    no_leak(r.stdout, r.stderr)
+    assert not list(repo.glob("written*"))
+
+
+def test_a_path_through_the_shells_symlinked_folder_is_inside(
+    world: tuple[Path, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    repo, _out, env = world
+    alias = tmp_path / "alias"
+    alias.symlink_to(repo, target_is_directory=True)  # `cd alias`: the shell's $PWD
+    r = cli(alias, {**env, "PWD": str(alias)}, "score", alias / "support.qrels.yaml")
+    assert r.returncode == 0, r.stderr

@@ -39,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.depth < 1:
         raise UsageError("--depth must be a positive integer")
+    workspace = workspace_of(args, [args.golden])
     if not args.golden.exists():
         raise UsageError(f"{args.golden} does not exist")
-    workspace = workspace_of([args.golden])
     config = config_for(args.config, args.golden, workspace)
     project = Project(
         config, progress=progress_on(), boundary=boundary_for(args, config, workspace)

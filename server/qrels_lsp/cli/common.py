@@ -34,8 +34,8 @@ def allow_outside(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow-outside",
         action="store_true",
-        help="let the files' own paths (corpus, runs, qrels, topics) lead outside the current "
-        "folder and the paths named here; off by default, as a repository under test may be "
+        help="let the paths named here and the files' own paths (corpus, runs, qrels, topics) "
+        "lead outside the current folder; off by default, as a repository under test may be "
         "hostile",
     )
 
@@ -51,10 +51,23 @@ def current_folder() -> Path:
     return here
 
 
-def workspace_of(named: Sequence[Path]) -> list[Path]:
-    """The command line's workspace: the current folder and the paths named on it (a file
-    stands for its folder). A golden set's own paths are read only inside it."""
-    return [Path.cwd(), *(p if p.is_dir() else p.parent for p in named)]
+def workspace_of(args: argparse.Namespace, named: Sequence[Path]) -> list[Path]:
+    """The command line's workspace: the current folder, and only it. A path named on the
+    command line (a golden set, a run, a folder to check) that resolves outside it is refused
+    unless ``--allow-outside``: a checkout's ``evals -> ../..`` would otherwise make ``check
+    evals/`` read the folders above it, and print their file names in "did you mean"."""
+    from ..core.base.boundary import Boundary
+
+    root = current_folder()
+    if not getattr(args, "allow_outside", False):
+        inside = Boundary.of([root])
+        for path in named:
+            if inside.resolve(path) is None:
+                raise UsageError(
+                    f"{path} leads outside the current folder ({root}), so it is not read: "
+                    "pass --allow-outside to read it"
+                )
+    return [root]
 
 
 @contextlib.contextmanager

@@ -57,12 +57,12 @@ def run(args: argparse.Namespace) -> int:
     from ..core.project.analysis import Project
 
     params = _params(args)
+    workspace = workspace_of(args, args.runs)
     for p in args.runs:
         if not p.is_file():
             raise UsageError(f"run {p} does not exist")
     if len(args.runs) < 2:
         raise UsageError("fuse needs two runs or more")
-    workspace = workspace_of(args.runs)
     config = config_for(args.config, args.runs[0], workspace)
     project = Project(
         config, progress=progress_on(), boundary=boundary_for(args, config, workspace)
