@@ -92,8 +92,9 @@ def test_invalid_utf8_on_disk_is_located_at_the_first_bad_byte(tmp_path: Path) -
 
 
 def test_cli_reports_undecodable_bytes_once(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # the command line's workspace
     path = workspace(tmp_path)
     path.write_bytes(GOLDEN.format(runs="[]").encode().replace(b"how do", b"how \xff do"))
     assert main(["check", str(path)]) == 0  # a warning
@@ -180,8 +181,9 @@ def test_symlink_loops_as_corpus_and_runs(tmp_path: Path) -> None:
 
 
 def test_fifo_golden_set_does_not_block_check(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)
     fifo = tmp_path / "fifo.qrels.yaml"
     os.mkfifo(fifo)
     assert timed(lambda: main(["check", str(fifo)]), 5) == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -82,7 +83,8 @@ def run_cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_exported_baseline_scores_as_the_baseline(tmp_path: Path) -> None:
     """`qrels-lsp bm25` writes the run whose numbers `score --baseline bm25` shows."""
-    golden = EXAMPLES / "support.qrels.yaml"
+    shutil.copytree(EXAMPLES, tmp_path, dirs_exist_ok=True)  # the workspace: the current folder
+    golden = tmp_path / "support.qrels.yaml"
     out = tmp_path / "bm25.trec"
     r = run_cli("bm25", golden, "-o", out, "--depth", "100", cwd=tmp_path)
     assert r.returncode == 0, r.stderr

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -90,10 +91,11 @@ def pytrec(
     return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)  # type: ignore[no-any-return]
 
 
-def score(*args: str | Path) -> dict[str, dict[str, float]]:
-    """`qrels-lsp score ... --format json`: run name -> per-query values."""
+def score(*args: str | Path, cwd: Path | None = None) -> dict[str, dict[str, float]]:
+    """`qrels-lsp score ... --format json` run in ``cwd``: run name -> per-query values."""
     proc = subprocess.run(
         [*CLI, "score", *map(str, args), "--metrics", METRICS, "--format", "json"],
+        cwd=cwd,
         capture_output=True,
         text=True,
         check=False,
@@ -127,7 +129,8 @@ def segments() -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
 def test_segments_scored_by_document_equal_pytrec_eval(tmp_path: Path) -> None:
     qrels, run = segments()
     golden = write_trec_qrels(qrels, tmp_path / "docs.qrels")
-    ours = score(golden, TEST_DATA / "trec_eval" / "results.comment.test", "--chunks", "#")
+    run_file = shutil.copy(TEST_DATA / "trec_eval" / "results.comment.test", tmp_path)
+    ours = score(golden, run_file, "--chunks", "#", cwd=tmp_path)
     mapped = to_documents(run, lambda seg: seg.split("#")[0])
     assert sum(len(r) for r in mapped.values()) < sum(len(r) for r in run.values())  # merged
     assert assert_equal(ours["results.comment.test"], pytrec(qrels, mapped)) > 150
@@ -153,7 +156,8 @@ def test_generated_chunks_by_pattern_equal_pytrec_eval(tmp_path: Path) -> None:
     qrels = read_trec_qrels(TEST_DATA / "vaswani" / "qrels")
     run = vaswani_chunks(18)
     path = write_trec_run(run, tmp_path / "chunks.trec")
-    ours = score(TEST_DATA / "vaswani" / "qrels", path, "--chunk-pattern", r"(?P<doc>.+)::p\d+")
+    golden = shutil.copy(TEST_DATA / "vaswani" / "qrels", tmp_path)
+    ours = score(golden, path, "--chunk-pattern", r"(?P<doc>.+)::p\d+", cwd=tmp_path)
     oracle = pytrec(qrels, to_documents(run, lambda c: c.rsplit("::p", 1)[0]))
     assert assert_equal(ours["chunks"], oracle) == 93 * len(MEASURES)
 
@@ -173,7 +177,7 @@ def test_a_qrels_tables_chunks_and_the_golden_sets_key_map_the_runs_they_bind(
         'chunks = {pattern = "(?P<doc>[0-9]+)::"}\n',
         encoding="utf-8",
     )
-    ours = score(tmp_path / "vaswani.qrels")
+    ours = score(tmp_path / "vaswani.qrels", cwd=tmp_path)
     oracle = pytrec(qrels, to_documents(run, lambda c: c.split("::")[0]))
     assert assert_equal(ours["chunks"], oracle) == 93 * len(MEASURES)
 
@@ -201,7 +205,8 @@ def test_without_the_rule_a_run_of_chunks_matches_nothing(tmp_path: Path) -> Non
     """The classic mistake the rule is for: chunk ids never equal document ids, so MAP is 0."""
     qrels = read_trec_qrels(TEST_DATA / "vaswani" / "qrels")
     path = write_trec_run(vaswani_chunks(20), tmp_path / "chunks.trec")
-    plain = score(TEST_DATA / "vaswani" / "qrels", path)["chunks"]
+    golden = shutil.copy(TEST_DATA / "vaswani" / "qrels", tmp_path)
+    plain = score(golden, path, cwd=tmp_path)["chunks"]
     assert all(v["map"] == 0.0 for v in plain.values()) and len(plain) == len(qrels)
 
 

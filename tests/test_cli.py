@@ -64,7 +64,7 @@ LINE = re.compile(
 
 def test_check_clean_file_exits_0_and_prints_nothing(tmp_path: Path) -> None:
     path = write(tmp_path / "g.qrels.yaml", CLEAN)
-    r = qrels_lsp("check", path)
+    r = qrels_lsp("check", path, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout == ""
     assert "1 file checked: no problems." in r.stderr
@@ -72,7 +72,7 @@ def test_check_clean_file_exits_0_and_prints_nothing(tmp_path: Path) -> None:
 
 def test_check_text_format_and_exit_codes(tmp_path: Path) -> None:
     warn = write(tmp_path / "w.qrels.yaml", WARNING)
-    r = qrels_lsp("check", warn)
+    r = qrels_lsp("check", warn, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr  # warnings only
     (line,) = r.stdout.splitlines()
     m = LINE.match(line)
@@ -84,10 +84,10 @@ def test_check_text_format_and_exit_codes(tmp_path: Path) -> None:
         "warning",
         "QR102",
     )
-    assert qrels_lsp("check", "--strict", warn).returncode == 1
+    assert qrels_lsp("check", "--strict", warn, cwd=tmp_path).returncode == 1
 
     err = write(tmp_path / "e.qrels.yaml", ERROR)
-    r = qrels_lsp("check", err)
+    r = qrels_lsp("check", err, cwd=tmp_path)
     assert r.returncode == 1
     found = [LINE.match(x) for x in r.stdout.splitlines()]
     assert [(m["line"], m["col"], m["sev"], m["code"]) for m in found if m] == [
@@ -95,21 +95,21 @@ def test_check_text_format_and_exit_codes(tmp_path: Path) -> None:
         ("4", "25", "error", "QR103"),
     ]
     # The error can be ignored, from the command line or from the config.
-    assert qrels_lsp("check", "--ignore", "qr103,QR104", err).returncode == 0
+    assert qrels_lsp("check", "--ignore", "qr103,QR104", err, cwd=tmp_path).returncode == 0
     write(tmp_path / "qrels-lsp.toml", 'ignore = ["QR103", "QR104"]\n')
-    assert qrels_lsp("check", err).returncode == 0
+    assert qrels_lsp("check", err, cwd=tmp_path).returncode == 0
 
 
 def test_check_crlf_file_reports_the_same_positions(tmp_path: Path) -> None:
     path = write(tmp_path / "w.qrels.yaml", WARNING.replace("\n", "\r\n"))
-    r = qrels_lsp("check", "--format", "json", path)
+    r = qrels_lsp("check", "--format", "json", path, cwd=tmp_path)
     (f,) = json.loads(r.stdout)["findings"]
     assert (f["line"], f["column"], f["end_line"], f["end_column"]) == (4, 33, 4, 39)
 
 
 def test_check_json_shape(tmp_path: Path) -> None:
     path = write(tmp_path / "w.qrels.yaml", WARNING + "  q2:\n    question: y\n")
-    r = qrels_lsp("check", "--format", "json", path)
+    r = qrels_lsp("check", "--format", "json", path, cwd=tmp_path)
     assert r.returncode == 0
     doc = json.loads(r.stdout)
     assert list(doc) == ["findings", "files"]
@@ -141,7 +141,7 @@ def test_check_json_shape(tmp_path: Path) -> None:
 
 def test_check_github_annotations(tmp_path: Path) -> None:
     path = write(tmp_path / "e.qrels.yaml", ERROR + "  q2:\n    question: y\n")
-    r = qrels_lsp("check", "--format", "github", path)
+    r = qrels_lsp("check", "--format", "github", path, cwd=tmp_path)
     assert r.returncode == 1
     lines = r.stdout.splitlines()
     assert len(lines) == 3
@@ -161,7 +161,7 @@ def test_check_folder_finds_golden_sets_and_runs(tmp_path: Path) -> None:
     write(tmp_path / "g.qrels.yaml", "runs: [r.run.yaml]\n" + CLEAN)
     write(tmp_path / "r.run.yaml", "results:\n  q1: [kb/a.md, kb/a.md]\n")
     write(tmp_path / "notes.txt", "not ours\n")
-    r = qrels_lsp("check", tmp_path)
+    r = qrels_lsp("check", tmp_path, cwd=tmp_path)
     assert r.returncode == 1
     found = [LINE.match(x) for x in r.stdout.splitlines()]
     assert sorted(m["code"] for m in found if m) == ["QR203", "QR205"]
@@ -171,7 +171,7 @@ def test_check_folder_finds_golden_sets_and_runs(tmp_path: Path) -> None:
 def test_check_bad_config_is_reported_not_fatal(tmp_path: Path) -> None:
     write(tmp_path / "qrels-lsp.toml", "k = 0\ncolour = 1\n")
     path = write(tmp_path / "g.qrels.yaml", CLEAN)
-    r = qrels_lsp("check", path)
+    r = qrels_lsp("check", path, cwd=tmp_path)
     assert r.returncode == 1
     found = [LINE.match(x) for x in r.stdout.splitlines()]
     assert [(m["path"], m["line"], m["col"], m["code"]) for m in found if m] == [
@@ -308,7 +308,7 @@ def test_score_json_matches_pytrec_eval(tmp_path: Path) -> None:
     g = write(tmp_path / "g.qrels.yaml", GOLDEN)
     listed = write(tmp_path / "listed.run.yaml", RUN_LIST)
     scored = write(tmp_path / "scored.run.yaml", RUN_SCORED)
-    doc = score_json(g, listed, scored)
+    doc = score_json(g, listed, scored, cwd=tmp_path)
     runs = doc["runs"]
     assert isinstance(runs, list) and len(runs) == 2
     for r in runs:
@@ -341,7 +341,7 @@ def test_score_uses_the_golden_sets_runs_and_prints_a_table(tmp_path: Path) -> N
     write(
         tmp_path / "runs" / "listed.run.yaml", RUN_LIST.replace("g.qrels.yaml", "../g.qrels.yaml")
     )
-    r = qrels_lsp("score", tmp_path / "g.qrels.yaml")
+    r = qrels_lsp("score", tmp_path / "g.qrels.yaml", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("listed  (")
@@ -366,7 +366,7 @@ def test_score_uses_the_golden_sets_runs_and_prints_a_table(tmp_path: Path) -> N
 def test_score_trec_format_prints_trec_eval_lines(tmp_path: Path) -> None:
     g = write(tmp_path / "g.qrels.yaml", GOLDEN)
     run = write(tmp_path / "listed.run.yaml", RUN_LIST)
-    r = qrels_lsp("score", g, run, "--format", "trec", "--metrics", "mrr")
+    r = qrels_lsp("score", g, run, "--format", "trec", "--metrics", "mrr", cwd=tmp_path)
     assert r.returncode == 0
     rows = [line.split("\t") for line in r.stdout.splitlines()]
     assert ["runid".ljust(22), "all", "listed"] in rows  # (trec_eval prints it after the queries)
@@ -398,7 +398,9 @@ def test_score_trec_eval_fixture_files_match_pytrec_eval() -> None:
 
 def test_convert_golden_to_trec_and_back(tmp_path: Path) -> None:
     g = write(tmp_path / "g.qrels.yaml", GOLDEN)
-    r = qrels_lsp("convert", g, "-o", tmp_path / "g.qrels", "--topics", tmp_path / "topics.txt")
+    r = qrels_lsp(
+        "convert", g, "-o", tmp_path / "g.qrels", "--topics", tmp_path / "topics.txt", cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr
     trec = (tmp_path / "g.qrels").read_text(encoding="utf-8")
     assert parse_trec_qrels(trec).findings == []
@@ -415,6 +417,7 @@ def test_convert_golden_to_trec_and_back(tmp_path: Path) -> None:
         tmp_path / "back.qrels.yaml",
         "--topics",
         tmp_path / "topics.txt",
+        cwd=tmp_path,
     )
     assert r.returncode == 0, r.stderr
     back = parse_golden((tmp_path / "back.qrels.yaml").read_text(encoding="utf-8"))
@@ -425,7 +428,7 @@ def test_convert_golden_to_trec_and_back(tmp_path: Path) -> None:
         q: x.question for q, x in golden.queries.items()
     }
     # An unanswerable question has no TREC line: converting says so instead of dropping it silently.
-    r = qrels_lsp("convert", g, "-o", tmp_path / "again.qrels")
+    r = qrels_lsp("convert", g, "-o", tmp_path / "again.qrels", cwd=tmp_path)
     assert r.returncode == 0
     assert "left out: mars" in r.stderr
 
@@ -433,7 +436,7 @@ def test_convert_golden_to_trec_and_back(tmp_path: Path) -> None:
 def test_convert_run_yaml_to_trec_and_back(tmp_path: Path) -> None:
     for name, text in [("listed", RUN_LIST), ("scored", RUN_SCORED)]:
         src = write(tmp_path / f"{name}.run.yaml", text)
-        r = qrels_lsp("convert", src, "-o", tmp_path / f"{name}.trec")
+        r = qrels_lsp("convert", src, "-o", tmp_path / f"{name}.trec", cwd=tmp_path)
         assert r.returncode == 0, r.stderr
         trec = (tmp_path / f"{name}.trec").read_text(encoding="utf-8")
         original = parse_run_yaml(text).ranked_ids()
@@ -442,7 +445,11 @@ def test_convert_run_yaml_to_trec_and_back(tmp_path: Path) -> None:
         assert converted.ranked_ids() == original  # trec_eval's order is the YAML's order
         assert {line.split()[5] for line in trec.splitlines()} == {name}
         r = qrels_lsp(
-            "convert", tmp_path / f"{name}.trec", "-o", tmp_path / f"{name}.back.run.yaml"
+            "convert",
+            tmp_path / f"{name}.trec",
+            "-o",
+            tmp_path / f"{name}.back.run.yaml",
+            cwd=tmp_path,
         )
         assert r.returncode == 0, r.stderr
         back = parse_run_yaml((tmp_path / f"{name}.back.run.yaml").read_text(encoding="utf-8"))
@@ -452,7 +459,7 @@ def test_convert_run_yaml_to_trec_and_back(tmp_path: Path) -> None:
 
 def test_convert_refuses_input_with_errors(tmp_path: Path) -> None:
     src = write(tmp_path / "e.qrels.yaml", ERROR)
-    r = qrels_lsp("convert", src, "-o", tmp_path / "e.qrels")
+    r = qrels_lsp("convert", src, "-o", tmp_path / "e.qrels", cwd=tmp_path)
     assert r.returncode == 2
     assert "QR103" in r.stderr
     assert not (tmp_path / "e.qrels").exists()

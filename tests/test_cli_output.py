@@ -117,7 +117,14 @@ def test_trec_format_is_trec_eval_q_output(tmp_path: Path) -> None:
     with pytrec_eval's values (its keys are trec_eval's names)."""
     golden, _a, b = _files(tmp_path)
     r = qrels_lsp(
-        "score", golden, b, "--format", "trec", "--metrics", "ndcg@3,recall@3,mrr,map,P@3"
+        "score",
+        golden,
+        b,
+        "--format",
+        "trec",
+        "--metrics",
+        "ndcg@3,recall@3,mrr,map,P@3",
+        cwd=tmp_path,
     )
     assert r.returncode == 0, r.stderr
     qrels = {"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}, "q3": {"d4": 1, "d5": 1}}
@@ -133,7 +140,7 @@ def test_trec_format_is_trec_eval_q_output(tmp_path: Path) -> None:
     want += [f"{n:<22}\tall\t{sum(oracle[q][n] for q in qrels) / 3:6.4f}" for n in names]
     assert r.stdout.splitlines() == want
     summary = qrels_lsp(
-        "score", golden, b, "--format", "trec", "--summary", "--metrics", "recall@3"
+        "score", golden, b, "--format", "trec", "--summary", "--metrics", "recall@3", cwd=tmp_path
     )
     assert summary.stdout.splitlines() == [want[-7], want[-6], want[-2]]
 
@@ -165,7 +172,9 @@ def test_several_runs_get_their_means_side_by_side_and_summary_only_those(
     rows = [line.split() for line in summary.stdout.splitlines()[1:] if line]
     assert rows[0] == ["run", "recall@3", "mrr", "queries"]
     as_json = json.loads(
-        qrels_lsp("score", golden, a, b, "--metrics", "recall@3,mrr", "--format", "json").stdout
+        qrels_lsp(
+            "score", golden, a, b, "--metrics", "recall@3,mrr", "--format", "json", cwd=tmp_path
+        ).stdout
     )
     for row, run in zip(rows[1:], as_json["runs"], strict=True):
         assert row == [
@@ -181,10 +190,12 @@ def test_several_runs_get_their_means_side_by_side_and_summary_only_those(
 def test_recall_with_k_means_recall_at_k(tmp_path: Path) -> None:
     golden, a, _b = _files(tmp_path)
     for metrics in ("recall", "recall@k"):
-        r = qrels_lsp("score", golden, a, "-k", "2", "--metrics", metrics, "--format", "json")
+        r = qrels_lsp(
+            "score", golden, a, "-k", "2", "--metrics", metrics, "--format", "json", cwd=tmp_path
+        )
         assert r.returncode == 0, r.stderr
         assert list(json.loads(r.stdout)["runs"][0]["mean"]) == ["recall@2"]
-    r = qrels_lsp("score", golden, a, "--metrics", "recall", "--format", "json")
+    r = qrels_lsp("score", golden, a, "--metrics", "recall", "--format", "json", cwd=tmp_path)
     assert list(json.loads(r.stdout)["runs"][0]["mean"]) == ["recall@3"]  # the golden set's k
 
 
@@ -250,22 +261,22 @@ def test_convert_keeps_topics_with_no_judgments(tmp_path: Path) -> None:
         "".join(f"<top>\n<num> {n}\n<title> question {n}\n</top>\n" for n in ("1", "2", "3")),
     )
     out = tmp_path / "g.qrels.yaml"
-    r = qrels_lsp("convert", qrels, "--topics", topics, "-o", out)
+    r = qrels_lsp("convert", qrels, "--topics", topics, "-o", out, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "1 topic(s) have no judgment" in r.stderr and ": 2" in r.stderr
     queries = yaml.safe_load(out.read_text(encoding="utf-8"))["queries"]
     assert list(queries) == ["1", "2", "3"]  # the topics' order
     assert queries["2"] == {"question": "question 2", "relevant": []}
-    check = qrels_lsp("check", out)
+    check = qrels_lsp("check", out, cwd=tmp_path)
     assert "QR104" in check.stdout  # the unlinked question is said, not lost
 
 
 def test_convert_name_option_wins_over_the_runs_own_name(tmp_path: Path) -> None:
     run = write(tmp_path / "a.run.yaml", RUN_A)  # name: a
     out = tmp_path / "a.trec"
-    assert qrels_lsp("convert", run, "-o", out, "--name", "renamed").returncode == 0
+    assert qrels_lsp("convert", run, "-o", out, "--name", "renamed", cwd=tmp_path).returncode == 0
     assert {line.split()[5] for line in out.read_text().splitlines()} == {"renamed"}
-    assert qrels_lsp("convert", run, "-o", out).returncode == 0
+    assert qrels_lsp("convert", run, "-o", out, cwd=tmp_path).returncode == 0
     assert {line.split()[5] for line in out.read_text().splitlines()} == {"a"}
 
 
@@ -278,7 +289,7 @@ def test_converted_runs_keep_their_scores_and_their_numbers() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         yaml_run, back = Path(tmp) / "bm25.run.yaml", Path(tmp) / "back.trec"
         assert qrels_lsp("convert", vaswani / "bm25_top100.run", "-o", yaml_run).returncode == 0
-        assert qrels_lsp("convert", yaml_run, "-o", back).returncode == 0
+        assert qrels_lsp("convert", yaml_run, "-o", back, cwd=Path(tmp)).returncode == 0
 
         def scores(path: Path) -> dict[tuple[str, str], float]:
             return {
@@ -287,9 +298,10 @@ def test_converted_runs_keep_their_scores_and_their_numbers() -> None:
             }
 
         assert scores(back) == scores(vaswani / "bm25_top100.run")
-        r = qrels_lsp(
-            "score", vaswani / "qrels", yaml_run, "--metrics", "map,ndcg@10", "--format", "json"
-        )
+        r = qrels_lsp(  # the test data's qrels and a run in a temporary folder
+            "score", vaswani / "qrels", yaml_run, "--metrics", "map,ndcg@10", "--format", "json",
+            "--allow-outside",
+        )  # fmt: skip
         assert r.returncode == 0, r.stderr
     qrels = pytrec_eval.parse_qrel((vaswani / "qrels").open())
     original = pytrec_eval.parse_run((vaswani / "bm25_top100.run").open())
@@ -307,7 +319,7 @@ def test_convert_writes_the_header_asked_for(tmp_path: Path) -> None:
     out = tmp_path / "g.qrels.yaml"
     r = qrels_lsp(
         "convert", qrels, "-o", out, "--corpus", "corpus/", "-k", "5",
-        "--runs", "runs/*.trec", "--runs", "dense.run.yaml",
+        "--runs", "runs/*.trec", "--runs", "dense.run.yaml", cwd=tmp_path,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     doc = yaml.safe_load(out.read_text(encoding="utf-8"))
@@ -318,7 +330,7 @@ def test_convert_writes_the_header_asked_for(tmp_path: Path) -> None:
     )
     run = write(tmp_path / "b.trec", RUN_B_TREC)
     out_run = tmp_path / "b.run.yaml"
-    r = qrels_lsp("convert", run, "-o", out_run, "--qrels", "g.qrels.yaml")
+    r = qrels_lsp("convert", run, "-o", out_run, "--qrels", "g.qrels.yaml", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert yaml.safe_load(out_run.read_text(encoding="utf-8"))["qrels"] == "g.qrels.yaml"
     for wrong in (
@@ -326,7 +338,7 @@ def test_convert_writes_the_header_asked_for(tmp_path: Path) -> None:
         ["convert", qrels, "-o", out, "--qrels", "x"],  # a golden set has no qrels:
         ["convert", out, "-o", tmp_path / "x.qrels", "--corpus", "c"],  # TREC has no header
     ):
-        r = qrels_lsp(*wrong)
+        r = qrels_lsp(*wrong, cwd=tmp_path)
         assert r.returncode == 2 and "only for a" in r.stderr
 
 

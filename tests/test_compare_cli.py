@@ -105,8 +105,11 @@ def oracle_values(qrels: Path, run: Path) -> dict[str, dict[str, float]]:
     return {q: {m: ev.get(q, {}).get(te, 0.0) for m, te in ORACLE_MEASURES.items()} for q in judged}
 
 
-def compare(*args: str | Path) -> dict:
-    result = qrels_lsp("compare", *args, "--format", "json", "--metrics", METRICS)
+def compare(golden: Path, *args: str | Path) -> dict:
+    """`compare` run from the golden set's folder: the command line's workspace."""
+    result = qrels_lsp(
+        "compare", golden, *args, "--format", "json", "--metrics", METRICS, cwd=golden.parent
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -213,14 +216,15 @@ def test_the_base_by_file_name_by_path_and_by_default(vaswani: dict[str, Path]) 
 
 
 def test_usage_errors_exit_2(vaswani: dict[str, Path]) -> None:
+    here = vaswani["qrels"].parent
     unknown = qrels_lsp(
-        "compare", vaswani["qrels"], vaswani["bm25"], vaswani["worse"], "--base", "x"
+        "compare", vaswani["qrels"], vaswani["bm25"], vaswani["worse"], "--base", "x", cwd=here
     )
     assert unknown.returncode == 2 and "`x` names no run" in unknown.stderr
     assert "`bm25`" in unknown.stderr and "`worse`" in unknown.stderr
-    alone = qrels_lsp("compare", vaswani["qrels"], vaswani["bm25"])
+    alone = qrels_lsp("compare", vaswani["qrels"], vaswani["bm25"], cwd=here)
     assert alone.returncode == 2 and "needs two runs" in alone.stderr
-    alpha = qrels_lsp("compare", vaswani["qrels"], vaswani["bm25"], "--alpha", "5")
+    alpha = qrels_lsp("compare", vaswani["qrels"], vaswani["bm25"], "--alpha", "5", cwd=here)
     assert alpha.returncode == 2 and "--alpha" in alpha.stderr
 
 
@@ -249,9 +253,9 @@ def test_the_golden_sets_compare_to_and_the_baseline_on_the_demo(tmp_path: Path)
         "bm25 (baseline)",
         "rrf",
     }
-    table = qrels_lsp("compare", golden, "--metrics", METRICS)
+    table = qrels_lsp("compare", golden, "--metrics", METRICS, cwd=golden.parent)
     assert table.returncode == 0 and "Compared with dense over" in table.stdout
-    markdown = qrels_lsp("compare", golden, "--format", "markdown")
+    markdown = qrels_lsp("compare", golden, "--format", "markdown", cwd=golden.parent)
     assert (
         markdown.returncode == 0 and "| metric | verdict | base | run | delta |" in markdown.stdout
     )

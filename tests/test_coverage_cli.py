@@ -83,7 +83,8 @@ def test_pool_json_is_the_queue_in_order(tmp_path: Path, seed: int) -> None:
             ["pool", path, "--format", "json", "--depth", "3"],
             ["pool", path, "--format", "json", "--limit", "4"],
             ["pool", path, "dense", tmp_path / "runs" / "bm25.trec", "--format", "json"],
-        ]
+        ],
+        cwd=tmp_path,
     )
     for r in (default, deep, limited, named):
         assert r.returncode == 0, r.stderr
@@ -104,7 +105,7 @@ def _renamed(queue: list[dict[str, object]], order: list[str]) -> list[dict[str,
 
 def test_pool_yaml_pastes_into_the_golden_set(tmp_path: Path) -> None:
     path, grades, runs = project(tmp_path, 3)
-    r = qrels_lsp("pool", path, "--format", "yaml", "--limit", "5")
+    r = qrels_lsp("pool", path, "--format", "yaml", "--limit", "5", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     pasted = yaml.safe_load(r.stdout)["queries"]
     queue = expected_queue(grades, runs, 10)[:5]
@@ -130,7 +131,7 @@ def test_pool_yaml_pastes_into_the_golden_set(tmp_path: Path) -> None:
         text = text.replace(old, new)
     assert not parse_golden(text).findings
     path.write_text(text)
-    after = json.loads(qrels_lsp("pool", path, "--format", "json").stdout)
+    after = json.loads(qrels_lsp("pool", path, "--format", "json", cwd=tmp_path).stdout)
     judged = {(q, d) for q, e in pasted.items() for d in e["relevant"]}
     assert not judged & {(e["query"], e["doc"]) for e in after}
     assert len(after) == len(expected_queue(grades, runs, 10)) - 5
@@ -143,7 +144,8 @@ def test_pool_table_and_usage(tmp_path: Path) -> None:
             ["pool", path, "--limit", "3"],
             ["pool", path, "--depth", "0"],
             ["pool", path, "nosuchrun"],
-        ]
+        ],
+        cwd=tmp_path,
     )
     assert table.returncode == 0, table.stderr
     total = len(expected_queue(grades, runs, 10))
@@ -166,11 +168,13 @@ def test_pool_output_cannot_forge_workflow_commands(tmp_path: Path) -> None:
         "::add-mask::q Q0 ::error::x 1 2 t\n::add-mask::q Q0 ##[group]y 2 1 t\n",
     )
     for fmt in ("table", "yaml", "json"):
-        r = qrels_lsp("pool", tmp_path / "g.qrels.yaml", "--format", fmt)
+        r = qrels_lsp("pool", tmp_path / "g.qrels.yaml", "--format", fmt, cwd=tmp_path)
         assert r.returncode == 0, r.stderr
         for line in r.stdout.splitlines():
             assert not line.lstrip().startswith("::") and "##[" not in line, (fmt, line)
-    pasted = yaml.safe_load(qrels_lsp("pool", tmp_path / "g.qrels.yaml", "--format", "yaml").stdout)
+    pasted = yaml.safe_load(
+        qrels_lsp("pool", tmp_path / "g.qrels.yaml", "--format", "yaml", cwd=tmp_path).stdout
+    )
     assert set(pasted["queries"]["::add-mask::q"]["relevant"]) == {"::error::x", "##[group]y"}
 
 
@@ -181,7 +185,7 @@ def test_score_bounds_equal_pytrec_eval_on_the_qrels_with_the_unjudged_added(
     tmp_path: Path,
 ) -> None:
     path, grades, runs = project(tmp_path, 5)
-    r = qrels_lsp("score", path, "--bounds", "--format", "json")
+    r = qrels_lsp("score", path, "--bounds", "--format", "json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     out = {run["name"]: run for run in json.loads(r.stdout)["runs"]}
     for name, ranked in runs.items():
@@ -209,7 +213,7 @@ def test_score_bounds_equal_pytrec_eval_on_the_qrels_with_the_unjudged_added(
                 assert upper["recall@5"] == doc["queries"][qid]["recall@5"] == 0.0
         mean = sum(doc["queries"][q]["upper"]["recall@5"] for q in grades) / len(grades)
         assert doc["upper"]["recall@5"] == pytest.approx(mean, abs=1e-12)
-    plain = json.loads(qrels_lsp("score", path, "--format", "json").stdout)["runs"][0]
+    plain = json.loads(qrels_lsp("score", path, "--format", "json", cwd=tmp_path).stdout)["runs"][0]
     assert "upper" not in plain and "upper" not in next(iter(plain["queries"].values()))
 
 
@@ -220,7 +224,8 @@ def test_score_bounds_in_tables_and_not_in_trec_format(tmp_path: Path) -> None:
             ["score", path, "dense", "--bounds"],
             ["score", path, "--bounds", "--summary", "--format", "markdown"],
             ["score", path, "--bounds", "--format", "trec"],
-        ]
+        ],
+        cwd=tmp_path,
     )
     assert table.returncode == 0, table.stderr
     rows = [line.split() for line in table.stdout.splitlines()]
@@ -248,6 +253,7 @@ def test_score_trec_prints_unj_as_trec_eval_computes_it(tmp_path: Path) -> None:
         "judged@160",
         "--format",
         "trec",
+        cwd=tmp_path,
     )
     assert r.returncode == 0, r.stderr
     rows = {(line.split()[0], line.split()[1]): line.split()[2] for line in r.stdout.splitlines()}

@@ -204,13 +204,13 @@ def test_convert_writes_and_reads_topics_as_their_name_says(tmp_path: Path) -> N
     questions = {"q1": "how do I reset my password", "q2": "where is the invoice"}
     for name in ("queries.jsonl", "queries.tsv", "topics.trec"):
         topics = tmp_path / name
-        r = cli("convert", golden, "-o", tmp_path / "g.qrels", "--topics", topics)
+        r = cli("convert", golden, "-o", tmp_path / "g.qrels", "--topics", topics, cwd=tmp_path)
         assert r.returncode == 0, r.stderr
         text = topics.read_text(encoding="utf-8")
         assert ("<top>" in text) == name.endswith(".trec")
         assert {q: t.text for q, t in parse_topics(name, text).items()} == questions
         back = tmp_path / f"back-{name}.qrels.yaml"
-        r = cli("convert", tmp_path / "g.qrels", "-o", back, "--topics", topics)
+        r = cli("convert", tmp_path / "g.qrels", "-o", back, "--topics", topics, cwd=tmp_path)
         assert r.returncode == 0, r.stderr
         assert "how do I reset my password" in back.read_text(encoding="utf-8"), name
 

@@ -255,6 +255,7 @@ def test_the_fuse_command_writes_ranxs_fusion(tmp_path: Path, method: str, args:
     out = tmp_path / "fused.trec"
     subprocess.run(
         [*CLI, "fuse", *map(str, paths), "--method", method, *args, "-o", str(out), "--name", "f"],
+        cwd=tmp_path,
         check=True,
         capture_output=True,
     )

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from bounded import CLI, SECONDS, run_bounded
+from bounded import CLI, SECONDS, Bounded, run_bounded
 from conftest import EXAMPLES
 
 SECRETS = ("root:x:0:0", "BEGIN OPENSSH PRIVATE KEY", "ghp_leakedtoken0123456789")
@@ -341,3 +341,187 @@ def _system(path: Path) -> bool:
         "/",
         "/tmp",
     )
+
+
+# -- output paths: a symlink committed where a command writes --------------------------------
+
+BASHRC = "export PS1=original\n"  # what stands for ~/.bashrc, outside the checkout
+OUTPUT_SECONDS = 15.0  # the report takes 2-3 s on an idle 2-core machine: a hang guard only
+
+
+def clean_project(repo: Path) -> None:
+    """A golden set and two runs with nothing left out of the scores (the gate refuses the
+    demo's planted errors)."""
+    (repo / "clean.qrels.yaml").write_text(
+        "queries:\n  q1:\n    question: how do I reset\n    relevant: [a, b]\n"
+        "  q2:\n    question: cannot log in\n    relevant: [c]\n"
+    )
+    (repo / "base.run.yaml").write_text("results:\n  q1: [a, b]\n  q2: [c]\n")
+    (repo / "head.run.yaml").write_text("results:\n  q1: [b, a]\n  q2: [c]\n")
+
+
+GATE = ["gate", "clean.qrels.yaml", "--base", "base.run.yaml", "--head", "head.run.yaml"]
+# Each command that writes a file: its arguments ({out}: the output path), the output's name,
+# what the file it writes holds, and whether it appends (the gate's summaries).
+WRITERS = {
+    "report": (["report", "support.qrels.yaml", "-o", "{out}"], "out.html", "<!DOCTYPE html>"),
+    "convert": (["convert", "runs/bm25.run.yaml", "-o", "{out}"], "out.trec", " Q0 "),
+    "convert --topics": (
+        ["convert", "clean.qrels.yaml", "-o", "c.qrels", "--topics", "{out}"],
+        "topics.tsv",
+        "how do I reset",
+    ),
+    "fuse": (
+        ["fuse", "runs/bm25.run.yaml", "runs/dense.run.yaml", "-o", "{out}"],
+        "f.trec",
+        " Q0 ",
+    ),
+    "bm25": (["bm25", "support.qrels.yaml", "-o", "{out}"], "out.trec", " Q0 "),
+    "gate --summary": ([*GATE, "--summary", "{out}"], "summary.md", "## qrels-lsp gate"),
+    "GITHUB_STEP_SUMMARY": (GATE, "step.md", "## qrels-lsp gate"),
+}
+APPENDS = ("gate --summary", "GITHUB_STEP_SUMMARY")
+
+
+def write_to(repo: Path, env: dict[str, str], writer: str, out: str | Path) -> Bounded:
+    """Run ``writer`` with its output at ``out``."""
+    args, _name, _holds = WRITERS[writer]
+    words = [str(out) if a == "{out}" else a for a in args]
+    if writer == "GITHUB_STEP_SUMMARY":
+        env = {**env, "GITHUB_STEP_SUMMARY": str(out)}
+    return cli(repo, env, *words, seconds=OUTPUT_SECONDS)
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_an_output_symlink_is_not_written_through(
+    world: tuple[Path, Path, dict[str, str]], writer: str
+) -> None:
+    repo, out, env = world
+    clean_project(repo)
+    bashrc = out / "bashrc"
+    bashrc.write_text(BASHRC)
+    _args, name, holds = WRITERS[writer]
+    (repo / name).symlink_to(bashrc)  # committed in the pull request
+    r = write_to(repo, env, writer, name)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert bashrc.read_text() == BASHRC
+    stderr = r.stderr
+    assert f"{name} is a symlink (to {bashrc.resolve()}), so it is not written" in stderr
+    assert "Traceback" not in stderr
+    no_commands(stderr)
+    # The file it leads to, named itself, is the user's own choice.
+    r = write_to(repo, env, writer, bashrc.resolve())
+    assert r.returncode == 0, r.stderr
+    written = bashrc.read_text()
+    assert holds in written
+    assert written.startswith(BASHRC) == (writer in APPENDS)  # a summary is appended to
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_an_output_led_out_by_a_folder_link_or_on_a_fifo_is_refused(
+    world: tuple[Path, Path, dict[str, str]], writer: str
+) -> None:
+    repo, out, env = world
+    clean_project(repo)
+    _args, name, _holds = WRITERS[writer]
+    (repo / "site").symlink_to(out, target_is_directory=True)  # `-o site/...` in the workflow
+    r = write_to(repo, env, writer, f"site/{name}")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert not (out / name).exists()
+    assert "through the symlink" in r.stderr and str(out / name) in r.stderr
+    os.mkfifo(repo / name)  # opened for writing, it would block until a reader came
+    r = write_to(repo, env, writer, name)
+    assert r.returncode == 2 and f"{name} is a FIFO, so it is not written" in r.stderr
+    (repo / name).unlink()
+    (repo / name).mkdir()
+    r = write_to(repo, env, writer, name)
+    assert r.returncode == 2 and f"{name} is a folder, so it is not written" in r.stderr
+
+
+@pytest.mark.parametrize("writer", [w for w in WRITERS if w not in APPENDS])
+def test_an_output_is_replaced_whole_never_written_in_place(
+    world: tuple[Path, Path, dict[str, str]], writer: str
+) -> None:
+    repo, _out, env = world
+    clean_project(repo)
+    _args, name, holds = WRITERS[writer]
+    (repo / name).write_text("the old file\n")
+    os.link(repo / name, repo / "held")  # a reader that has the old file open sees it whole
+    r = write_to(repo, env, writer, name)
+    assert r.returncode == 0, r.stderr
+    assert holds in (repo / name).read_text()
+    assert (repo / "held").read_text() == "the old file\n"
+    assert not list(repo.glob(".qrels-lsp-*.tmp"))  # nothing left beside it
+
+
+# -- named paths: the command line's workspace is the current folder, and only it ------------
+
+LEAK = "leak.qrels.yaml"  # a golden set outside, whose "did you mean" would name `passwd`
+
+
+def linked_out(repo: Path, out: Path) -> None:
+    """``sub/evals -> ../..`` in the checkout (the folder holding it and ``outside``), and an
+    outside golden set whose near miss of a secret's name would be suggested."""
+    (repo / "sub").mkdir()
+    (repo / "sub" / "evals").symlink_to("../..", target_is_directory=True)
+    (out / LEAK).write_text("corpus: corpus/\nqueries:\n  q1:\n    relevant: [passwdd]\n")
+    (repo / "t.qrels").write_text("q1 0 kb/factory-reset.md 1\n")
+
+
+def test_a_named_folder_that_leads_out_is_refused_unless_allowed(
+    world: tuple[Path, Path, dict[str, str]],
+) -> None:
+    repo, out, env = world
+    linked_out(repo, out)
+    r = cli(repo, env, "check", "sub/evals/", "--format", "json")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "sub/evals leads outside the current folder" in r.stderr
+    assert "pass --allow-outside" in r.stderr
+    no_leak(r.stdout, r.stderr)
+    assert LEAK not in r.stdout + r.stderr and "stolen" not in r.stdout + r.stderr
+    # The user's own flag: the folder is checked, outside files and all.
+    r = cli(repo, env, "check", "sub/evals/", "--format", "json", "--allow-outside")
+    assert r.returncode in (0, 1), r.stderr
+    assert LEAK in r.stdout
+
+
+VIA = "sub/evals/outside"
+NAMED_OUTSIDE = {
+    "check": ["check", f"{VIA}/{LEAK}"],
+    "score golden": ["score", f"{VIA}/{LEAK}"],
+    "score run": ["score", "support.qrels.yaml", f"{VIA}/stolen.run.yaml"],
+    "score absolute": ["score", "{out}/" + LEAK],
+    "compare": ["compare", "support.qrels.yaml", "runs/bm25.run.yaml", f"{VIA}/stolen.run.yaml"],
+    "gate": ["gate", "support.qrels.yaml", "--base", "bm25", "--head", f"{VIA}/stolen.run.yaml"],
+    "pool": ["pool", f"{VIA}/{LEAK}"],
+    "report": ["report", f"{VIA}/{LEAK}", "-o", "written"],
+    "fuse": ["fuse", "runs/bm25.run.yaml", f"{VIA}/stolen.run.yaml", "-o", "written"],
+    "bm25": ["bm25", f"{VIA}/{LEAK}", "-o", "written"],
+    "convert": ["convert", f"{VIA}/stolen.run.yaml", "-o", "written"],
+    "convert --topics": ["convert", "t.qrels", "-o", "written.yaml", "--topics", f"{VIA}/x.tsv"],
+}
+
+
+@pytest.mark.parametrize("command", list(NAMED_OUTSIDE))
+def test_every_command_refuses_a_named_path_outside(
+    world: tuple[Path, Path, dict[str, str]], command: str
+) -> None:
+    repo, out, env = world
+    linked_out(repo, out)
+    (out / "x.tsv").write_text(f"q1\t{SECRETS[0]}\n")
+    words = [w.replace("{out}", str(out)) for w in NAMED_OUTSIDE[command]]
+    r = cli(repo, env, *words)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "leads outside the current folder" in r.stderr and "--allow-outside" in r.stderr
+    no_leak(r.stdout, r.stderr)
+    assert not list(repo.glob("written*"))
+
+
+def test_a_path_through_the_shells_symlinked_folder_is_inside(
+    world: tuple[Path, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    repo, _out, env = world
+    alias = tmp_path / "alias"
+    alias.symlink_to(repo, target_is_directory=True)  # `cd alias`: the shell's $PWD
+    r = cli(alias, {**env, "PWD": str(alias)}, "score", alias / "support.qrels.yaml")
+    assert r.returncode == 0, r.stderr

@@ -1,7 +1,7 @@
 """Hostile workspaces through the real command line, each held to 5 s and 1 GB (tests/bounded.py).
 
 Each input is built here, a golden set points at it, and ``qrels-lsp check`` and ``qrels-lsp score
---baseline bm25`` run on it in a child process (the BM25 cache under this test's folder). Before
+--baseline bm25`` run on it in a child process, in this test's folder (the BM25 cache under it). Before
 the limits each of them froze or ate memory (figures in the comments: the run on the code before
 the limits, on the same 2-core machine); each test asserts the exit, the finding that says a
 limit was hit where one was, and the bound.
@@ -38,12 +38,15 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 def check(path: Path, tmp_path: Path, *more: str) -> Bounded:
-    return run_bounded([*CLI, "check", path, *more], env=env(tmp_path))
+    return run_bounded([*CLI, "check", path, *more], cwd=tmp_path, env=env(tmp_path))
 
 
 def score(path: Path, tmp_path: Path, *more: str, seconds: float = SECONDS) -> Bounded:
     result = run_bounded(
-        [*CLI, "score", path, "--baseline", "bm25", *more], env=env(tmp_path), seconds=seconds
+        [*CLI, "score", path, "--baseline", "bm25", *more],
+        cwd=tmp_path,
+        env=env(tmp_path),
+        seconds=seconds,
     )
     assert result.returncode == 0, result.stderr
     assert "bm25 (baseline)" in result.stdout

@@ -77,6 +77,7 @@ def _score(qrels_path: Path, run_path: Path) -> dict[str, dict[str, float]]:
     args = ["score", str(qrels_path), str(run_path), "--format", "json"]
     out = subprocess.run(
         [sys.executable, "-m", "qrels_lsp.cli", *args, "--metrics", ",".join(MEASURES.values())],
+        cwd=qrels_path.parent,  # the folder holding both files: the command line's workspace
         capture_output=True,
         text=True,
         timeout=120,

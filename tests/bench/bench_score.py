@@ -90,9 +90,9 @@ def commands(qrels: Path, run: Path, trec_eval: Path | None) -> dict[str, list[s
     return out
 
 
-def timed(cmd: list[str], stdout: Path) -> tuple[float, float, int]:
+def timed(cmd: list[str], stdout: Path, cwd: Path) -> tuple[float, float, int]:
     """(wall seconds spawn -> exit, peak RSS MB, exit status), through a small launcher."""
-    r = run_measured(cmd, stdout)
+    r = run_measured(cmd, stdout, cwd)
     return r["wall_s"], r["peak_rss_mb"], r["exit"]
 
 
@@ -102,7 +102,7 @@ def run(qrels: Path, run_path: Path, trec_eval: Path | None, repeats: int = 3) -
         with p.open("rb") as f:
             while f.read(1 << 24):
                 pass
-    measured = processes(cmds, repeats)
+    measured = processes(cmds, repeats, qrels.parent)
     outputs = measured.pop("outputs")
     ours_mean = json.loads(outputs["ours"])["runs"][0]["mean"]
     ref_mean = json.loads(outputs["pytrec_eval"])["mean"]
@@ -161,8 +161,9 @@ with open(sys.argv[2]) as f:
 )
 
 
-def processes(cmds: dict[str, list[str]], repeats: int) -> dict[str, Any]:
-    """Each command as a whole process, interleaved, ``repeats`` times: median wall time, peak
+def processes(cmds: dict[str, list[str]], repeats: int, cwd: Path) -> dict[str, Any]:
+    """Each command as a whole process, interleaved, ``repeats`` times, in ``cwd`` (the folder
+    of the files: the command line reads only under the current folder): median wall time, peak
     RSS and the last stdout of each."""
     walls: dict[str, list[float]] = {k: [] for k in cmds}
     rss: dict[str, float] = {}
@@ -171,7 +172,7 @@ def processes(cmds: dict[str, list[str]], repeats: int) -> dict[str, Any]:
         for _ in range(repeats):
             for name, cmd in cmds.items():
                 out = Path(tmp) / f"{name}.out"
-                wall, peak, code = timed(cmd, out)
+                wall, peak, code = timed(cmd, out, cwd)
                 if code != 0:
                     raise RuntimeError(f"{name} exited with {code}: {' '.join(cmd[:4])} ...")
                 walls[name].append(wall)
@@ -211,6 +212,7 @@ def yaml_run(ws: Path, repeats: int = 3) -> dict[str, Any]:
             "trec": _ours_score(golden, ws / "runs" / "bm25.trec"),
         },
         repeats,
+        ws,
     )
     outputs = r.pop("outputs")
     r["means_agree"] = _mean(outputs["yaml"]) == _mean(outputs["trec"])
@@ -234,6 +236,7 @@ def json_run(folder: Path, repeats: int = 3) -> dict[str, Any]:
             ],
         },
         repeats,
+        folder,
     )
     outputs = r.pop("outputs")
     ours, ref = _mean(outputs["ours"]), json.loads(outputs["pytrec_eval"])["mean"]
@@ -252,6 +255,7 @@ def deep_run(folder: Path, trec_eval: Path, repeats: int = 1) -> dict[str, Any]:
             "trec_eval": [str(trec_eval), *measures, str(qrels), str(run_path)],
         },
         repeats,
+        folder,
     )
     outputs = r.pop("outputs")
     ours = _mean(outputs["ours"])

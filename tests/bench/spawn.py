@@ -50,12 +50,14 @@ def read_report(read_fd: int) -> dict[str, Any] | None:
     return json.loads(data) if data else None
 
 
-def run_measured(cmd: list[str], stdout: Path) -> dict[str, Any]:
-    """Run ``cmd`` with its stdout in ``stdout``; {wall_s, peak_rss_mb, exit}."""
+def run_measured(cmd: list[str], stdout: Path, cwd: Path | None = None) -> dict[str, Any]:
+    """Run ``cmd`` in ``cwd`` with its stdout in ``stdout``; {wall_s, peak_rss_mb, exit}."""
     read_fd, write_fd = os.pipe()
     try:
         with stdout.open("wb") as out:
-            subprocess.run(launched(cmd, write_fd), stdout=out, pass_fds=(write_fd,), check=True)
+            subprocess.run(
+                launched(cmd, write_fd), stdout=out, pass_fds=(write_fd,), cwd=cwd, check=True
+            )
     finally:
         os.close(write_fd)
     report = read_report(read_fd)

@@ -34,10 +34,12 @@ def key_lines(text: str, indent: int = 2) -> dict[str, int]:
     return out
 
 
-def cli_json(server_bin: str, *args: str | Path) -> dict[str, Any]:
-    """What a `qrels-lsp` command prints with `--format json`, parsed (it must exit 0)."""
+def cli_json(server_bin: str, *args: str | Path, cwd: Path) -> dict[str, Any]:
+    """What a `qrels-lsp` command run in ``cwd`` (the command line's workspace: the files named
+    must be under it) prints with `--format json`, parsed (it must exit 0)."""
     proc = subprocess.run(
         [server_bin, *map(str, args), "--format", "json"],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
@@ -48,7 +50,7 @@ def cli_json(server_bin: str, *args: str | Path) -> dict[str, Any]:
 
 
 def score_json(server_bin: str, golden: Path, *runs: Path) -> dict[str, Any]:
-    return cli_json(server_bin, "score", golden, *runs)
+    return cli_json(server_bin, "score", golden, *runs, cwd=golden.parent)
 
 
 def compare_json(server_bin: str, golden: Path, *runs: Path) -> dict[str, Any]:
@@ -58,7 +60,7 @@ def compare_json(server_bin: str, golden: Path, *runs: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:  # outside the workspace: not a workspace config
         config = Path(folder) / "qrels-lsp.toml"
         config.write_text("bm25_baseline = false\n", encoding="utf-8")
-        return cli_json(server_bin, "compare", "--config", config, golden, *runs)
+        return cli_json(server_bin, "compare", "--config", config, golden, *runs, cwd=golden.parent)
 
 
 def p_text(p: float) -> str:
@@ -138,7 +140,7 @@ def judge_title(scores: dict[str, Any], pooled: list[dict[str, Any]]) -> list[st
 
 
 def pool_json(server_bin: str, golden: Path) -> list[dict[str, Any]]:
-    return cli_json(server_bin, "pool", golden)  # type: ignore[return-value]
+    return cli_json(server_bin, "pool", golden, cwd=golden.parent)  # type: ignore[return-value]
 
 
 def golden_lenses(

@@ -55,8 +55,8 @@ def test_the_report_in_chromium(
     assert page["console"] == [] and page["requests"] == []  # self-contained, no errors
 
     # The runs the report draws are compare's: the golden set's and its BM25 baseline.
-    scores = cli_json(server_bin, "score", golden, "--baseline", "bm25")
-    compared = cli_json(server_bin, "compare", golden)
+    scores = cli_json(server_bin, "score", golden, "--baseline", "bm25", cwd=workspace)
+    compared = cli_json(server_bin, "compare", golden, cwd=workspace)
     names = [r["name"] for r in scores["runs"]]
     assert page["embedded"] == {"scores": scores, "comparisons": compared}
     k = scores["runs"][0]["k"]
@@ -64,7 +64,15 @@ def test_the_report_in_chromium(
     # Curves: one series per run, in a legend too, each point the mean `score` gives.
     cutoffs = ",".join(f"{m}@{i}" for m in ("recall", "precision") for i in range(1, 101))
     curves = cli_json(
-        server_bin, "score", golden, "--baseline", "bm25", "--metrics", cutoffs, "--summary"
+        server_bin,
+        "score",
+        golden,
+        "--baseline",
+        "bm25",
+        "--metrics",
+        cutoffs,
+        "--summary",
+        cwd=workspace,
     )
     assert page["legend"] == names and page["kMark"] == f"k = {k}"
     for metric in ("recall", "precision"):

@@ -37,6 +37,7 @@ def cli_compare(ws: Workspace, tmp_path: Path) -> dict:
     config.write_text("bm25_baseline = false\n", encoding="utf-8")
     out = subprocess.run(
         [*CLI, "compare", str(ws.root / GOLDEN), "--config", str(config), "--format", "json"],
+        cwd=ws.root,  # the command line's workspace, as the editor's
         capture_output=True,
         text=True,
         check=True,

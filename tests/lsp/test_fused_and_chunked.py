@@ -33,6 +33,7 @@ def cli(ws: Workspace, tmp_path: Path, command: str, *args: str) -> dict[str, An
     config.write_text("bm25_baseline = false\n", encoding="utf-8")
     done = subprocess.run(
         [*CLI, command, str(ws.root / GOLDEN), *args, "--config", str(config), "--format", "json"],
+        cwd=ws.root,  # the command line's workspace, as the editor's
         capture_output=True,
         text=True,
         check=True,

@@ -151,6 +151,35 @@ def test_a_run_bound_outside_gets_no_edits_and_no_scores(world: tuple[Server, Pa
     assert (out / "other.qrels.yaml").read_text().endswith("[x]\n")
 
 
+def test_the_report_is_not_written_through_a_symlink_at_its_name(
+    world: tuple[Server, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report goes to the user's cache; a symlink planted at its file's name (the cache is
+    the user's, but the rule is the command line's: no write through a link) is not followed."""
+    from qrels_lsp.ide.report import report_file
+
+    srv, ws, out = world
+    golden = ws / "support.qrels.yaml"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the server's (the fixture)
+    target = report_file(golden)
+    target.parent.mkdir(parents=True)
+    bashrc = out / "bashrc"
+    bashrc.write_text("export PS1=original\n")
+    target.symlink_to(bashrc)
+    uri, _text = open_file(srv, golden)
+    assert srv.diagnostics(uri, 1, timeout=30) is not None
+    command = types.ExecuteCommandParams("qrels-lsp.report", [{"path": str(golden)}])
+    answer = srv.request(types.WORKSPACE_EXECUTE_COMMAND, command, timeout=60)
+    assert answer.error is None and answer.result is None
+    assert bashrc.read_text() == "export PS1=original\n"
+    said = [m.message for m in srv.client.messages]
+    assert any("could not be written" in m and "is a symlink" in m for m in said), said
+    target.unlink()  # the link gone, the report is written
+    answer = srv.request(types.WORKSPACE_EXECUTE_COMMAND, command, timeout=60)
+    assert answer.result == {"path": str(target)}
+    assert "<!DOCTYPE html>" in target.read_text(encoding="utf-8")
+
+
 @pytest.mark.slow
 def test_settings_and_watched_file_storms(world: tuple[Server, Path, Path]) -> None:
     srv, ws, out = world

@@ -13,6 +13,7 @@ from .common import (
     boundary_for,
     config_for,
     log_text,
+    output,
     progress_on,
     workspace_of,
 )
@@ -38,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.depth < 1:
         raise UsageError("--depth must be a positive integer")
+    workspace = workspace_of(args, [args.golden])
     if not args.golden.exists():
         raise UsageError(f"{args.golden} does not exist")
-    workspace = workspace_of([args.golden])
     config = config_for(args.config, args.golden, workspace)
     project = Project(
         config, progress=progress_on(), boundary=boundary_for(args, config, workspace)
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     index = project.indexes.build(ctx.corpus) if isinstance(ctx.corpus, Corpus) else None
     if index is None:
         raise UsageError(f"no corpus to search: {corpus_problem(ctx)}")
-    with args.output.open("w", encoding="utf-8") as out:
+    with output(args.output) as out:
         out.writelines(baseline_trec(model, index, args.depth))
     print(
         f"wrote {log_text(args.output)}: {len(model.queries)} queries, depth {args.depth}",

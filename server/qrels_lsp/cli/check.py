@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.project.analysis import Project
     from ..core.project.config import MAX_CONFIG_BYTES
 
-    workspace = workspace_of(args.paths)
+    workspace = workspace_of(args, args.paths)
     config = config_for(args.config, args.paths[0], workspace)
     extra = {c.strip().upper() for c in args.ignore.split(",") if c.strip()}
     config = replace(config, ignore=config.ignore | extra)

@@ -1,11 +1,14 @@
 """What every command shares: where its workspace is, which configuration and boundary apply,
-progress on a terminal, and quoting untrusted text for a terminal or CI log."""
+how it writes a file, progress on a terminal, and quoting untrusted text for a terminal or CI
+log."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -31,8 +34,8 @@ def allow_outside(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow-outside",
         action="store_true",
-        help="let the files' own paths (corpus, runs, qrels, topics) lead outside the current "
-        "folder and the paths named here; off by default, as a repository under test may be "
+        help="let the paths named here and the files' own paths (corpus, runs, qrels, topics) "
+        "lead outside the current folder; off by default, as a repository under test may be "
         "hostile",
     )
 
@@ -46,10 +49,57 @@ def by_tag(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-def workspace_of(named: Sequence[Path]) -> list[Path]:
-    """The command line's workspace: the current folder and the paths named on it (a file
-    stands for its folder). A golden set's own paths are read only inside it."""
-    return [Path.cwd(), *(p if p.is_dir() else p.parent for p in named)]
+def current_folder() -> Path:
+    """The current folder as the shell names it (``$PWD``, when that is it: a path typed through
+    the same symlinked folder is then inside), else as the system does."""
+    here = Path.cwd()
+    shell = os.environ.get("PWD", "")
+    with contextlib.suppress(OSError, ValueError):
+        if os.path.isabs(shell) and os.path.samefile(shell, here):
+            return Path(shell)
+    return here
+
+
+def workspace_of(args: argparse.Namespace, named: Sequence[Path]) -> list[Path]:
+    """The command line's workspace: the current folder, and only it. A path named on the
+    command line (a golden set, a run, a folder to check) that resolves outside it is refused
+    unless ``--allow-outside``: a checkout's ``evals -> ../..`` would otherwise make ``check
+    evals/`` read the folders above it, and print their file names in "did you mean"."""
+    from ..core.base.boundary import Boundary
+
+    root = current_folder()
+    if not getattr(args, "allow_outside", False):
+        inside = Boundary.of([root])
+        for path in named:
+            if inside.resolve(path) is None:
+                raise UsageError(
+                    f"{path} leads outside the current folder ({root}), so it is not read: "
+                    "pass --allow-outside to read it"
+                )
+    return [root]
+
+
+@contextlib.contextmanager
+def output(path: Path, *, append: bool = False, errors: str = "strict") -> Iterator[TextIO]:
+    """A file the command writes (``-o``, ``--topics``, ``--summary``), streamed: refused when a
+    symlink is at its name or one in the current folder leads it out (core/base/files.py), and
+    complete or not there when the command stops. A refusal or an I/O error is a usage error."""
+    from ..core.base.files import OutputRefused
+    from ..core.base.files import output as opened
+
+    try:
+        with opened(path, append=append, inside=current_folder(), errors=errors) as f:
+            yield f
+    except OutputRefused as exc:  # it names the path, and the target a symlink leads to
+        raise UsageError(str(exc)) from exc
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def write_file(path: Path, text: str, *, errors: str = "strict") -> None:
+    """``text`` written to ``path`` as :func:`output` writes."""
+    with output(path, errors=errors) as f:
+        f.write(text)
 
 
 def config_for(explicit: Path | None, near: Path, workspace: Sequence[Path] = ()) -> Config:

@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from .common import (
     UsageError,
+    allow_outside,
     log_text,
+    workspace_of,
+    write_file,
 )
 
 if TYPE_CHECKING:
@@ -38,6 +41,7 @@ def add(sub: Any) -> None:
         "--runs", action="append", default=[], help="a converted golden set's `runs:` (repeat)"
     )
     v.add_argument("--qrels", help="a converted run YAML's `qrels:`: the golden set it answers")
+    allow_outside(v)
     v.set_defaults(func=run)
 
 
@@ -46,13 +50,15 @@ def run(args: argparse.Namespace) -> int:
     from ..core.formats import convert, detect
     from ..core.project.config import Config
 
+    out_name = args.output.name.lower()
+    to_yaml = out_name.endswith((".yaml", ".yml"))
+    # the files read (--topics is read only for a golden set, written otherwise)
+    workspace_of(args, [args.input, *([args.topics] if to_yaml and args.topics else [])])
     text, message = read_text(args.input)
     if text is None:
         raise UsageError(f"cannot read {args.input}: {message}")
     found = detect(args.input, text, Config(root=args.input.parent))
     kind = found.name if found is not None else None
-    out_name = args.output.name.lower()
-    to_yaml = out_name.endswith((".yaml", ".yml"))
     if kind in ("golden", "run-yaml") and to_yaml:
         raise UsageError(
             "both sides are YAML: write to a .trec/.qrels/.txt file to convert to TREC"
@@ -70,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except convert.ConversionError as exc:
         raise UsageError(str(exc)) from exc
-    args.output.write_text(result, encoding="utf-8", errors="surrogateescape")
+    write_file(args.output, result, errors="surrogateescape")
     if kind == "golden" and not to_yaml:
         # TREC qrels have no line for a question without judgments (unanswerable, or not yet
         # linked): say which ones were left out rather than drop them silently.
@@ -86,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     if found is not None and found.role == "qrels" and to_yaml and topics_in is not None:
         _say_topics_kept(found.parse(text), args.topics.name, topics_in)
     if topics is not None and args.topics is not None and not to_yaml:
-        args.topics.write_text(topics, encoding="utf-8", errors="surrogateescape")
+        write_file(args.topics, topics, errors="surrogateescape")
     print(
         f"wrote {log_text(args.output)}"
         + (

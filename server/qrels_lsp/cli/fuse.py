@@ -19,6 +19,7 @@ from .common import (
     log_text,
     progress_on,
     workspace_of,
+    write_file,
 )
 
 if TYPE_CHECKING:
@@ -56,12 +57,12 @@ def run(args: argparse.Namespace) -> int:
     from ..core.project.analysis import Project
 
     params = _params(args)
+    workspace = workspace_of(args, args.runs)
     for p in args.runs:
         if not p.is_file():
             raise UsageError(f"run {p} does not exist")
     if len(args.runs) < 2:
         raise UsageError("fuse needs two runs or more")
-    workspace = workspace_of(args.runs)
     config = config_for(args.config, args.runs[0], workspace)
     project = Project(
         config, progress=progress_on(), boundary=boundary_for(args, config, workspace)
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     fused = fuse(params, inputs)
     tag = run_tag(args.name or params.method, params.method)
-    args.output.write_text(trec_text(fused, tag), encoding="utf-8")
+    write_file(args.output, trec_text(fused, tag))
     lines = sum(len(r) for r in fused.rankings.values())
     print(
         f"wrote {log_text(args.output)}: {len(fused.rankings)} queries, {lines:,} lines, "

@@ -12,7 +12,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import UsageError, allow_outside, log_text
+from .common import UsageError, allow_outside, log_text, output
 
 if TYPE_CHECKING:
     from ..core.project.analysis import Project, QrelsContext, RunResult
@@ -161,11 +161,11 @@ def _write_summary(
     if target is None:
         return
     text = summary_markdown(v, ctx.path.name, lines, pool_command(args, ctx.k), rules.max_drop)
-    try:  # GitHub's step summary is appended to, a step after another
-        with target.open("a", encoding="utf-8") as f:
-            f.write(text + "\n")
-    except OSError as exc:
-        raise UsageError(f"cannot write the summary to {target}: {exc.strerror}") from exc
+    # Appended to, as GitHub's step summary is, a step after another. That file is the runner's
+    # (outside the checkout, made by it), but it gets the same refusals as --summary: a symlink
+    # or a FIFO there is not written through.
+    with output(target, append=True) as f:
+        f.write(text + "\n")
 
 
 def _annotations(v: Verdict, ctx: QrelsContext, lines: dict[str, int]) -> str:

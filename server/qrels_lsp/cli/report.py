@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .common import UsageError, allow_outside, log_text
+from .common import allow_outside, log_text, write_file
 
 
 def add(sub: Any) -> None:
@@ -43,9 +43,6 @@ def run(args: argparse.Namespace) -> int:
     runs, base, comparisons = report_runs(args, project, ctx)
     text, _ = read_text(ctx.path)
     page = build_report(ctx, runs, base, comparisons, text or "")
-    try:
-        args.output.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+    write_file(args.output, page)
     print(f"qrels-lsp report: wrote {log_text(args.output)} ({len(runs)} runs)")
     return 0

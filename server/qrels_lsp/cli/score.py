@@ -116,6 +116,8 @@ def project_for(args: argparse.Namespace) -> tuple[Project, Config]:
     from ..core.metrics.metric import split_metrics
     from ..core.project.analysis import Project
 
+    # (a run's name, `dense`, is inside: only a path, or a symlink of the checkout, leads out)
+    workspace = workspace_of(args, [args.golden, *args.runs])
     if not args.golden.exists():
         raise UsageError(f"{args.golden} does not exist")
     if getattr(args, "bounds", False) and args.format == "trec":
@@ -124,7 +126,6 @@ def project_for(args: argparse.Namespace) -> tuple[Project, Config]:
         raise UsageError("--by tag has no trec_eval form: use --format table, json or markdown")
     if args.k is not None and args.k < 1:
         raise UsageError("-k must be a positive integer")
-    workspace = workspace_of([args.golden, *(p for p in args.runs if p.exists())])
     config = config_for(args.config, args.golden, workspace)
     if args.metrics:
         names = tuple(split_metrics(args.metrics))

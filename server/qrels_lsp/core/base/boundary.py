@@ -7,8 +7,8 @@ downloaded benchmark in an editor). ``corpus: /etc``, ``runs: ['../../.ssh/*']``
 key, "did you mean" would leak file names into a CI log.
 
 So a path is read only when it resolves (symlinks followed) inside one of the boundary's roots:
-the editor's workspace folders, or for the command line the current folder and the paths named on
-it. The user, and only the user, widens it: the editor's own settings or a configuration file
+the editor's workspace folders, or for the command line the current folder (a path named on it
+that leads out is refused before anything is read: cli/common.py). The user, and only the user, widens it: the editor's own settings or a configuration file
 outside the workspace (``allow_outside``), or ``--allow-outside`` on the command line. A workspace
 cannot grant itself that (its ``qrels-lsp.toml`` is the attacker's).
 """

@@ -1,15 +1,21 @@
-"""Reading files that may be anything: a FIFO, ``/dev/zero``, a 50 MB log, invalid UTF-8.
+"""Reading files that may be anything: a FIFO, ``/dev/zero``, a 50 MB log, invalid UTF-8; and
+writing files where a repository may have planted a symlink.
 
 Everything the tool reads from disk goes through :func:`read_regular`, so no path can block the
-editor or read without bound.
+editor or read without bound; everything it writes goes through :func:`output`, so no symlink
+committed at an output path can point a write at ``~/.bashrc``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 from .findings import Severity, declare
 from .text import decode
@@ -138,3 +144,117 @@ def cache_root() -> Path:
     derived, large or personal, and a repository under review must not be written to."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "qrels-lsp"
+
+
+class OutputRefused(OSError):
+    """An output path not written: a symlink, not a regular file, or led out of the workspace by
+    one of its symlinks. An :class:`OSError`, so a writer's ``except OSError`` reports it too."""
+
+
+def _link_out_of(written: str, inside: Path) -> str | None:
+    """The first folder on the way to ``written`` (an output path, ``..`` taken as the kernel
+    takes it) that is a symlink in ``inside`` leading out of it, if any."""
+    root = resolve(inside)
+    parts = [p for p in os.path.join(os.getcwd(), written).split(os.sep) if p not in ("", ".")]
+    for n in range(1, len(parts)):
+        prefix = os.path.join(os.sep, *parts[:n])
+        try:
+            if not stat.S_ISLNK(os.lstat(prefix).st_mode):
+                continue
+        except OSError:
+            return None  # not there: the write fails with the system's own message
+        link = Path(prefix)
+        if resolve(link.parent).is_relative_to(root) and not resolve(link).is_relative_to(root):
+            return prefix
+    return None
+
+
+def _refuse(path: Path, inside: Path | None) -> None:
+    """Raise :class:`OutputRefused` when ``path`` must not be written (:class:`PermissionError`
+    when it is a file this user may not write: renaming over it would replace it all the same)."""
+    text = os.fspath(path)
+    if "\0" in text:
+        raise OutputRefused(f"{text!r} holds a NUL byte, which no file name can")
+    try:
+        st: os.stat_result | None = os.lstat(text)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        target = resolve(path)
+        raise OutputRefused(
+            f"{text} is a symlink (to {target}), so it is not written: a repository's symlink "
+            f"can lead anywhere; to write {target}, name it itself"
+        )
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise OutputRefused(f"{text} is {describe_mode(st)}, so it is not written")
+    link = _link_out_of(text, inside) if inside is not None else None
+    if link is not None:
+        raise OutputRefused(
+            f"{text} leads out of {inside} through the symlink {link} (to "
+            f"{resolve(Path(link))}), so it is not written; to write there, name "
+            f"{resolve(path)} itself"
+        )
+    if st is not None and not os.access(text, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), text)
+
+
+_NEW = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+@contextlib.contextmanager
+def output(
+    path: Path, *, append: bool = False, inside: Path | None = None, errors: str = "strict"
+) -> Iterator[TextIO]:
+    """A text file to write at ``path``, UTF-8, streamed as it is written.
+
+    Refused (:class:`OutputRefused`): a symlink at ``path`` (the file it leads to is written only
+    when named itself), a folder, FIFO or device there, and, given ``inside`` (the command line's
+    workspace), a path that one of that folder's symlinks leads out of it. The text goes to a new
+    file beside ``path`` (``O_EXCL``, the mode a new file gets) renamed over it once complete, so
+    a reader sees the old file or the whole new one, and the rename replaces whatever name is at
+    ``path`` rather than following it. ``append`` (GitHub's step summary, which steps add to) opens
+    ``path`` itself with ``O_APPEND | O_NOFOLLOW`` and writes only to a regular file.
+    """
+    _refuse(path, inside)
+    if append:
+        fd = os.open(path, _NEW | os.O_APPEND | getattr(os, "O_NONBLOCK", 0), 0o666)
+        try:
+            st = os.fstat(fd)  # swapped for a FIFO since the look: not written
+            if not stat.S_ISREG(st.st_mode):
+                raise OutputRefused(f"{path} is {describe_mode(st)}, so it is not written")
+        except BaseException:
+            os.close(fd)
+            raise
+        with os.fdopen(fd, "a", encoding="utf-8", errors=errors) as f:
+            yield f
+        return
+    fd, tmp = _new_beside(path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors=errors) as f:
+            yield f
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _new_beside(path: Path) -> tuple[int, str]:
+    """A new, empty file in ``path``'s folder (a name of fixed length: ``path``'s own may be
+    at the system's limit), created by this call and no other."""
+    folder = os.path.dirname(os.fspath(path)) or os.curdir
+    for _attempt in range(100):
+        tmp = os.path.join(folder, f".qrels-lsp-{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, _NEW | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
+
+
+def write_output(
+    path: Path, text: str, *, inside: Path | None = None, errors: str = "strict"
+) -> None:
+    """``text`` written to ``path`` as :func:`output` writes."""
+    with output(path, inside=inside, errors=errors) as f:
+        f.write(text)

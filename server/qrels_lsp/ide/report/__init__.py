@@ -9,7 +9,7 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from ...core.base.files import cache_root
+from ...core.base.files import cache_root, write_output
 from ...core.compare import Comparisons
 from ...core.project.analysis import QrelsContext, RunResult
 from .data import ReportData, report_data
@@ -35,9 +35,10 @@ def report_file(golden: Path) -> Path:
 
 
 def write_report(golden: Path, html: str) -> Path:
+    """Write the report (a symlink at its name is not followed: :func:`write_output`)."""
     target = report_file(golden)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(html, encoding="utf-8")
+    write_output(target, html)
     return target
 
 

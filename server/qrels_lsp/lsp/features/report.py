@@ -53,7 +53,11 @@ def register(server: LanguageServer, state: State) -> None:
         html = await session.reporting(lambda: report_of(project, analysis))
         if args.get("inline") is True:
             return {"html": html}
-        target = await session.run(lambda: write_report(analysis.path, html))
+        try:
+            target = await session.run(lambda: write_report(analysis.path, html))
+        except OSError as exc:  # a symlink planted at the report's name, a full disk
+            client.warn(f"The report could not be written: {exc.strerror or exc}")
+            return None
         if not await client.show(target.as_uri(), external=True):
             client.inform(f"The report is written to {target}: open it in a browser.")
         return {"path": str(target)}
