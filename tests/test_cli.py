@@ -48,11 +48,17 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-CLEAN = "queries:\n  q1:\n    question: how do I reset my password\n    relevant: [kb/a.md]\n"
-WARNING = (  # QR102 on line 4, after CJK and emoji on the same line
-    "queries:\n  q1:\n    question: 日本語 😀\n    relevant: [文書😀.md, kb/b.md, 文書😀.md]\n"
+# Each says how complete its judgments are (`judgments:`): else QR120, an info, says what it is
+# read as, and these would not be clean.
+CLEAN = (
+    "judgments: exhaustive\nqueries:\n  q1:\n    question: how do I reset my password\n"
+    "    relevant: [kb/a.md]\n"
 )
-ERROR = "queries:\n  q1:\n    question: x\n    relevant: {kb/a.md: '2'}\n"  # QR103 on 4:25
+WARNING = (  # QR102 on line 5, after CJK and emoji on the same line
+    "judgments: exhaustive\nqueries:\n  q1:\n    question: 日本語 😀\n"
+    "    relevant: [文書😀.md, kb/b.md, 文書😀.md]\n"
+)
+ERROR = "judgments: exhaustive\nqueries:\n  q1:\n    question: x\n    relevant: {kb/a.md: '2'}\n"  # QR103 on 5:25
 
 LINE = re.compile(
     r"^(?P<path>.+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|info|hint) (?P<code>QR\d{3}) (?P<msg>.+)$"
@@ -79,7 +85,7 @@ def test_check_text_format_and_exit_codes(tmp_path: Path) -> None:
     assert m is not None, line
     assert (m["path"], m["line"], m["col"], m["sev"], m["code"]) == (
         str(warn),
-        "4",
+        "5",
         "33",  # 1-based code point column of the second `文書😀.md`
         "warning",
         "QR102",
@@ -91,8 +97,8 @@ def test_check_text_format_and_exit_codes(tmp_path: Path) -> None:
     assert r.returncode == 1
     found = [LINE.match(x) for x in r.stdout.splitlines()]
     assert [(m["line"], m["col"], m["sev"], m["code"]) for m in found if m] == [
-        ("2", "3", "warning", "QR104"),  # q1's only grade is unreadable: it has no relevant doc
-        ("4", "25", "error", "QR103"),
+        ("3", "3", "warning", "QR104"),  # q1's only grade is unreadable: it has no relevant doc
+        ("5", "25", "error", "QR103"),
     ]
     # The error can be ignored, from the command line or from the config.
     assert qrels_lsp("check", "--ignore", "qr103,QR104", err, cwd=tmp_path).returncode == 0
@@ -104,7 +110,7 @@ def test_check_crlf_file_reports_the_same_positions(tmp_path: Path) -> None:
     path = write(tmp_path / "w.qrels.yaml", WARNING.replace("\n", "\r\n"))
     r = qrels_lsp("check", "--format", "json", path, cwd=tmp_path)
     (f,) = json.loads(r.stdout)["findings"]
-    assert (f["line"], f["column"], f["end_line"], f["end_column"]) == (4, 33, 4, 39)
+    assert (f["line"], f["column"], f["end_line"], f["end_column"]) == (5, 33, 5, 39)
 
 
 def test_check_json_shape(tmp_path: Path) -> None:
@@ -129,9 +135,9 @@ def test_check_json_shape(tmp_path: Path) -> None:
     }
     assert first["path"] == str(path)
     assert (first["line"], first["column"], first["end_line"], first["end_column"]) == (
-        4,
+        5,
         33,
-        4,
+        5,
         39,
     )
     assert first["severity"] == "warning"
@@ -146,13 +152,13 @@ def test_check_github_annotations(tmp_path: Path) -> None:
     lines = r.stdout.splitlines()
     assert len(lines) == 3
     assert lines[0].startswith(
-        f"::warning file={path},line=2,col=3,endLine=2,endColumn=5,title=QR104::`q1` has"
+        f"::warning file={path},line=3,col=3,endLine=3,endColumn=5,title=QR104::`q1` has"
     )
     assert lines[1].startswith(
-        f"::error file={path},line=4,col=25,endLine=4,endColumn=28,title=QR103::A grade must be"
+        f"::error file={path},line=5,col=25,endLine=5,endColumn=28,title=QR103::A grade must be"
     )
     assert lines[2].startswith(
-        f"::warning file={path},line=5,col=3,endLine=5,endColumn=5,title=QR104::`q2` has"
+        f"::warning file={path},line=6,col=3,endLine=6,endColumn=5,title=QR104::`q2` has"
     )
     assert all("\n" not in line for line in lines)
 

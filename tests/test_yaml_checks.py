@@ -142,6 +142,7 @@ def test_every_yaml_code_has_a_fixture() -> None:
     covered.add("QR113")  # a corpus cut by a limit: tests/test_hostile_core.py
     covered.add("QR114")  # clashing stems in a folder corpus: tests/test_formats_users_have.py
     covered.add("QR115")  # `compare_to:` naming no run: tests/lsp/test_compare_lenses.py
+    covered.add("QR120")  # judgments read as exhaustive or pooled: tests/test_judgments.py
     # fusions (QR116-QR119) and runs of chunks (QR208, QR209): tests/test_fusion_checks.py
     covered |= {"QR116", "QR117", "QR118", "QR119", "QR208", "QR209"}
     mine = {c for c in CODES if c.startswith(("QR0", "QR1", "QR2")) and c not in ("QR006", "QR204")}
@@ -302,7 +303,8 @@ def test_qr106_unknown_document_with_closest_ids_as_fixes(
 def test_qr106_non_ascii_ids_without_bom_are_found(tmp_path: Path, corpus: Path) -> None:
     path = write(
         tmp_path / "g.qrels.yaml",
-        "corpus: corpus\nqueries:\n  q:\n    question: 日本語の質問\n    relevant: [文書/説明.md, kb/café-wifi.md]\n",
+        "corpus: corpus\nqueries:\n  q:\n    question: 日本語の質問\n    relevant: [文書/説明.md, kb/café-wifi.md]\n"
+        "judgments: exhaustive\n",  # (else QR120 says what they are read as)
     )
     assert not path.read_bytes().startswith(b"\xef\xbb\xbf")
     assert codes(project_findings(path, tmp_path)) == []
@@ -595,7 +597,7 @@ def test_no_fix_offered_where_a_minimal_edit_is_unsafe() -> None:
 
 def test_config_ignore_silences_a_code(tmp_path: Path, corpus: Path) -> None:
     text = "corpus: corpus\nqueries:\n  q:\n    question: x\n    relevant: [kb/nope.md]\n  r:\n    question: y\n"
-    path = write(tmp_path / "g.qrels.yaml", text)
+    path = write(tmp_path / "g.qrels.yaml", text + "judgments: exhaustive\n")  # (else QR120)
     assert codes(project_findings(path, tmp_path)) == ["QR104", "QR106"]
     project = Project(Config(root=tmp_path, ignore=frozenset({"QR106"})), boundary=ANYWHERE)
     analysis = project.analyse(path)
@@ -605,7 +607,7 @@ def test_config_ignore_silences_a_code(tmp_path: Path, corpus: Path) -> None:
 
 def test_config_file_ignore_is_read_and_applied(tmp_path: Path) -> None:
     write(tmp_path / "qrels-lsp.toml", 'ignore = ["qr104"]\n')
-    path = write(tmp_path / "g.qrels.yaml", "queries:\n  q:\n    question: y\n")
+    path = write(tmp_path / "g.qrels.yaml", "queries:\n  q:\n    question: y\njudgments: pooled\n")
     from qrels_lsp.core.project.config import load_config
 
     config = load_config(path)
@@ -626,6 +628,7 @@ def test_inline_comment_silences_codes_on_its_line(tmp_path: Path, variant: str)
         "  q4:\n"
         "    question: x\n"
         "    relevant: [b, b]  # qrels-lsp: ignore[QR104]\n"
+        "judgments: exhaustive\n"  # (else QR120 says what they are read as)
     )
     path = write(tmp_path / "g.qrels.yaml", text)
     found = project_findings(path, tmp_path)

@@ -9,7 +9,7 @@ const { execFileSync } = require('child_process');
 /** The server settings (core/config.py SETTINGS): everything else under `qrels.` is the client's. */
 const SERVER_SETTINGS = [
   'k', 'relevance_level', 'ignore', 'metrics', 'golden', 'runs', 'bm25_baseline', 'corpus_ids', 'qrels',
-  'compare_to', 'alpha', 'min_difference', 'min_judged', 'pool_depth', 'blind_judging',
+  'compare_to', 'judgments', 'alpha', 'min_difference', 'min_judged', 'pool_depth', 'blind_judging',
   'fusions', 'chunks',
   'allow_outside',
 ];

@@ -41,9 +41,9 @@ def cli(ws: Workspace, tmp_path: Path, command: str, *args: str) -> dict[str, An
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
-def summary(run: dict[str, Any], coverage: bool = True) -> str:
-    """A run's first-line lens, from `score --format json` (with judged@k: the demo's runs
-    judge less than `min_judged` of their top k, so the first line shows it)."""
+def summary(run: dict[str, Any], coverage: bool = False) -> str:
+    """A run's first-line lens, from `score --format json` (``coverage``: with judged@k, as
+    pooled judgments with a run below `min_judged` show it; the demo's are exhaustive)."""
     k, mean = run["k"], run["mean"]
     judged = f" · judged@{k} {mean[f'judged@{k}']:.2f}" if coverage else ""
     text = f"{run['name']}: recall@{k} {mean[f'recall@{k}']:.2f} · MRR {mean['mrr']:.2f}"

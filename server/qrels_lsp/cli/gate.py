@@ -210,4 +210,6 @@ def _text(v: Verdict, rules: Rules) -> str:
                 f"p Holm {p_text(c.p_adjusted, family.alpha)}: {verdict(c)}"
             )
     out += [f"  judged@{v.k}: " + ", ".join(f"{log_text(r)} {x:.2f}" for r, x in v.judged.items())]
+    if v.judgments is not None:
+        out.append(f"  {v.judgments.describe()}")
     return "\n".join(out) + "\n"

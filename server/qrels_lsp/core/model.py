@@ -317,9 +317,11 @@ class Qrels:
     corpus: Ref | None = None
     k: int | None = None
     k_span: Span | None = None
+    queries_span: Span | None = None  # the `queries` key of a golden set YAML (a key goes above)
     relevance_level: int | None = None
     runs: list[Ref] = field(default_factory=list)
     compare_to: Ref | None = None  # the base run of comparisons, by name
+    judgments: Ref | None = None  # `judgments:` exhaustive or pooled (core/coverage/judgments)
     fusions: list[Fusion] | None = None  # `fusions:` (None: not written; the config's apply)
     chunks: ChunkRule | None = None  # `chunks:`: how its runs' ids map to its documents
     findings: list[Finding] = field(default_factory=list)

@@ -46,7 +46,10 @@ def summary_markdown(
     ]
     out += _tags(v)
     out += _flips(v, lines)
-    out += ["### Coverage", "", f"| run | judged@{v.k} |", "| --- | ---: |"]
+    out += ["### Coverage", ""]
+    if v.judgments is not None:
+        out += [md_text(v.judgments.describe()[0].upper() + v.judgments.describe()[1:]) + ".", ""]
+    out += [f"| run | judged@{v.k} |", "| --- | ---: |"]
     out += [f"| {md_text(run)} | {value:.4f} |" for run, value in v.judged.items()]
     out += ["", "### What to do", "", *_todo(v, pool_command), ""]
     return "\n".join(out)

@@ -180,8 +180,12 @@ UPDATING = " · updating…"
 
 
 def low_coverage(ctx: QrelsContext, runs: Sequence[RunResult]) -> bool:
-    """Whether any run the golden set pools (not the BM25 baseline) has a mean judged@k below
-    ``min_judged``: then its numbers say as much about the judgments as about the run."""
+    """Whether the judgments are pooled (a document not judged is unknown) and any run the
+    golden set pools (not the BM25 baseline) has a mean judged@k below ``min_judged``: then its
+    numbers say as much about the judgments as about the run. Exhaustive judgments never warn:
+    a document they do not list is not relevant, so coverage is the listing's, not a doubt."""
+    if not ctx.judgments.gates:
+        return False
     return any(mean_judged(ctx, r) < ctx.min_judged for r in runs if not r.baseline and not r.error)
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from ..base.findings import Finding
 from ..base.text import LineIndex
 from ..chunks import ChunkRule
+from ..coverage.judgments import Completeness
 from ..formats.corpus import Corpus, CorpusError
 from ..model import Qrels, Query, Run
 from .suggestions import SuggestionBudget
@@ -70,6 +71,7 @@ class GoldenInputs:
     # How ``qrels`` was made from the last golden set checked, when by an edit of one entry: a
     # check that keeps state between edits (QR108) then updates that entry only.
     edit: EntryEdit | None = None
+    judgments: Completeness | None = None  # how complete its judgments are (None: not known)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from . import (
     duplicate_document,
     duplicate_question,
     empty_question,
+    judgments_inferred,
     linkage,
     run_chunks,
     run_missing_query,
@@ -26,7 +27,11 @@ QUERY_CHECKS: tuple[QueryCheck, ...] = (
     unknown_document.CHECK,
     copied_wording.CHECK,
 )
-GOLDEN_CHECKS: tuple[GoldenCheck, ...] = (corpus_state.CHECK, duplicate_question.CHECK)
+GOLDEN_CHECKS: tuple[GoldenCheck, ...] = (
+    corpus_state.CHECK,
+    duplicate_question.CHECK,
+    judgments_inferred.CHECK,
+)
 RUN_CHECKS: tuple[RunCheck, ...] = (
     run_unbound.CHECK,
     run_unknown_query.CHECK,

@@ -9,6 +9,7 @@ from ..base.edits import newline_of
 from ..base.findings import Finding, shift_finding
 from ..base.text import LineIndex, line_end_at, line_index, line_start_at
 from ..chunks import ChunkRule
+from ..coverage.judgments import Completeness
 from ..formats import get
 from ..formats.corpus import Corpus
 from ..model import Qrels, Query, Run
@@ -45,6 +46,7 @@ def check_golden(
     level: int = 1,
     cache: CheckCache | None = None,
     edit: EntryEdit | None = None,
+    judgments: Completeness | None = None,
 ) -> list[Finding]:
     """Checks of a golden set (or TREC/BEIR qrels, where the text-level fixes do not apply).
 
@@ -76,7 +78,7 @@ def check_golden(
         per_query = _check_all(qrels, text, cache, check)
     if cache is not None:
         cache.remember(qrels, per_query, flagged)
-    whole = GoldenInputs(qrels, text, corpus, level, edit)
+    whole = GoldenInputs(qrels, text, corpus, level, edit, judgments)
     out = [f for c in golden_checks if not c.after_queries for f in c.run(whole)]
     gathered = cache.flagged_findings() if cache is not None else None
     out.extend(itertools.chain.from_iterable(per_query.values()) if gathered is None else gathered)

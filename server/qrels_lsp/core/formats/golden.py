@@ -64,6 +64,7 @@ GOLDEN_KEYS: dict[str, str] = {
     "relevance_level": "Grades at or above this count as relevant (trec_eval -l). Default 1.",
     "runs": "Runs to score against this golden set: paths or globs relative to this file.",
     "compare_to": "The run the others are compared with, by name (`bm25` for the BM25 baseline).",
+    "judgments": "How complete the judgments are: `exhaustive` (every document not listed is not relevant, the usual RAG golden set: coverage does not gate) or `pooled` (TREC style: a document not judged is unknown). Default: exhaustive when no grade is 0.",
     "fusions": "Runs fused from this golden set's runs: `- {name: hybrid, method: rrf, runs: [bm25, dense]}`.",
     "chunks": 'How its runs\' chunk ids map to its documents: `{separator: "#"}` or `{pattern: ...}` with a group `doc`.',
     "queries": "Query id -> question, relevant documents, or `unanswerable: true`.",
@@ -112,6 +113,8 @@ def parse_golden(text: str) -> Qrels:
         node = top["compare_to"][1]
         name = p.string(node, "`compare_to`")
         qrels.compare_to = Ref(name.strip(), node.span) if name and name.strip() else None
+    if "judgments" in top:
+        qrels.judgments = _judgments(p, top["judgments"][1])
     if "fusions" in top:
         qrels.fusions = read_fusions(p, top["fusions"][1])
     if "chunks" in top:
@@ -119,6 +122,7 @@ def parse_golden(text: str) -> Qrels:
     if "description" in top:
         p.string(top["description"][1], "`description`")
     if "queries" in top:
+        qrels.queries_span = top["queries"][0].span
         queries = top["queries"][1]
         if not (isinstance(queries, YScalar) and queries.type == "null") and p.expect(
             queries, YMap, "`queries`", top["queries"][0].span
@@ -130,6 +134,19 @@ def parse_golden(text: str) -> Qrels:
     else:
         p.add("QR004", Span(0, 0), "A golden set needs a `queries:` mapping.")
     return qrels
+
+
+def _judgments(p: ShapeReader, node: YNode) -> Ref | None:
+    """`judgments: exhaustive` or `pooled`; anything else is QR004 (and the inference applies)."""
+    from ..coverage.judgments import KINDS
+
+    value = node.value if isinstance(node, YScalar) and node.type == "str" else None
+    if value not in KINDS:
+        p.add(
+            "QR004", node.span, f"`judgments` must be exhaustive or pooled, found {describe(node)}."
+        )
+        return None
+    return Ref(value, node.span)
 
 
 def parse_query_entry(text: str, qid: str, key_column: int) -> tuple[Query, list[Finding]] | None:

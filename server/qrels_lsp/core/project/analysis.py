@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..base.boundary import Boundary
 from ..base.files import TOO_LARGE, read_regular, read_text, resolve
@@ -24,6 +24,13 @@ from ..checks.run_chunks import QR209, matches_no_document
 from ..checks.suppress import apply_suppressions
 from ..chunks import ChunkedRankings, ChunkRule, documents, mapper, scored_documents
 from ..compare import Comparisons
+from ..coverage.judgments import (
+    Completeness,
+    Judgments,
+    completeness,
+    count_pooled,
+    judged_not_relevant,
+)
 from ..coverage.pool import Pool, PoolCache
 from ..formats import detect, get, parse_as, run_yaml, trec_run
 from ..formats.beir_layout import beir_dataset
@@ -149,6 +156,10 @@ def read_pending(pending: Pending, pause: Callable[[], object] | None = None) ->
     return Loaded(runs, names, pending.files)
 
 
+EXHAUSTIVE = Completeness("exhaustive", None)
+"""A context made without a golden set's judgments to look at (the judgments are said to be or
+read as exhaustive until the project's ``context`` says otherwise)."""
+
 DEFER_CHARS = 1 << 20
 """Runs smaller than this are read in the analysis that needs them (milliseconds); larger ones,
 when the analysis may defer them, after the golden set's own findings are out."""
@@ -175,6 +186,7 @@ class QrelsContext:
     unanswerable: set[str] = field(default_factory=set)
     grades_since: Since | None = None  # how ``grades`` was made from the last ones, if it was
     compare_to: Ref | None = None  # the base run asked for (a golden set's key, the config's)
+    judgments: Completeness = EXHAUSTIVE  # how complete the judgments are (stated or inferred)
     fusions: list[Fusion] = field(default_factory=list)  # runs fused from its runs
     chunks: ChunkRule | None = None  # how its runs' ids map to its documents (runs of chunks)
     alpha: float = 0.05
@@ -247,6 +259,7 @@ class _Judged:
     grades: dict[str, dict[str, int]]
     unanswerable: set[str]
     since: Since | None
+    pooled: int = 0  # questions with a grade-0 or negative judgment (coverage/judgments.py)
 
 
 def run_name(path: Path, run: Run | None) -> str:
@@ -383,15 +396,22 @@ class Project:
         if hit is not None and edit is not None and edit.before is hit.qrels:
             query = qrels.queries[edit.qid]
             grades = dict(hit.grades)
+            old = hit.grades.get(edit.qid)
+            pooled = hit.pooled - (old is not None and judged_not_relevant(old))
             grades[edit.qid] = query.grades()
+            pooled += judged_not_relevant(grades[edit.qid])
             unanswerable = set(hit.unanswerable)
             if query.unanswerable:
                 unanswerable.add(edit.qid)
             else:
                 unanswerable.discard(edit.qid)
-            judged = _Judged(qrels, grades, unanswerable, Since(hit.grades, frozenset([edit.qid])))
+            since = Since(hit.grades, frozenset([edit.qid]))
+            judged = _Judged(qrels, grades, unanswerable, since, pooled)
         else:
-            judged = _Judged(qrels, qrels.grades(), qrels.unanswerable(), None)
+            grades = qrels.grades()
+            judged = _Judged(
+                qrels, grades, qrels.unanswerable(), None, count_pooled(grades.values())
+            )
         self._judged[key] = judged
         return judged
 
@@ -526,6 +546,7 @@ class Project:
             unanswerable=judged.unanswerable,
             grades_since=judged.since,
             compare_to=_compare_to(qrels, binding, self.config),
+            judgments=completeness(_judgments_stated(qrels, binding, self.config), judged.pooled),
             fusions=_fusions(qrels, binding, self.config),
             chunks=qrels.chunks or (binding.chunks if binding else None) or self.config.chunks,
             alpha=self.config.alpha,
@@ -869,8 +890,9 @@ class Project:
             checks = self._checks.setdefault(resolve(path), CheckCache())
             edit = self.edit_of(path, model)
             found = list(model.findings) + check_golden(
-                model, text, own.corpus, level=own.level, cache=checks, edit=edit
-            )
+                model, text, own.corpus, level=own.level, cache=checks, edit=edit,
+                judgments=own.judgments,
+            )  # fmt: skip
             # A golden set needs its runs' rankings, not their span models (a TREC run of a
             # million lines would be a million objects): the run's own file has those.
             fused: list[Finding] = []
@@ -1304,6 +1326,20 @@ def _fusions(qrels: Qrels, binding: QrelsBinding | None, config: Config) -> list
     if binding is not None and binding.fusions is not None:
         return list(binding.fusions)
     return list(config.fusions)
+
+
+def _judgments_stated(
+    qrels: Qrels, binding: QrelsBinding | None, config: Config
+) -> tuple[Judgments, str] | None:
+    """How complete the judgments are said to be, and by whom: the golden set's `judgments:`,
+    its `[[qrels]]` table's, the configuration's; None when nothing says (then it is inferred)."""
+    if qrels.judgments is not None:
+        return cast("Judgments", qrels.judgments.value), "the golden set"
+    if binding is not None and binding.judgments is not None:
+        return binding.judgments, "its [[qrels]] table"
+    if config.judgments is not None:
+        return config.judgments, "the configuration"
+    return None
 
 
 def _compare_to(qrels: Qrels, binding: QrelsBinding | None, config: Config) -> Ref | None:

@@ -19,6 +19,7 @@ from ..base.files import MiB, read_regular
 from ..base.findings import Finding, Severity, declare, finding
 from ..base.text import LineIndex, Span, decode
 from ..chunks import ChunkRule, rule_problem
+from ..coverage.judgments import KINDS, Judgments
 from ..fusion.spec import FUSION_KEYS, MAX_FUSED_RUNS, MAX_FUSIONS, Fusion, value_problem
 from ..model import Ref
 
@@ -55,6 +56,7 @@ SETTINGS: dict[str, str] = {
     "fusions": "Runs fused from each golden set's runs, as [[fusions]] tables: name, method (rrf, combsum, combmnz, wsum), runs, k, weights, norm, depth; a golden set's `fusions:` and a [[qrels]] table's `fusions` win.",
     "chunks": 'How runs\' chunk ids map to documents: {separator = "#"} or {pattern = "(?P<doc>.+)::\\d+"}; a golden set\'s `chunks:` and a [[qrels]] table\'s `chunks` win. Default none.',
     "compare_to": 'The run every other run is compared with (its name, e.g. "bm25" or "dense"); a golden set\'s `compare_to:` wins. Default: the BM25 baseline when a corpus is known, else the first run.',
+    "judgments": 'How complete the judgments of every golden set are, unless its own `judgments:` (or its [[qrels]] table) says: "exhaustive" (a document not listed is not relevant: coverage does not gate) or "pooled" (a document not judged is unknown: coverage gates). Default: inferred per golden set, exhaustive when no grade is 0.',
     "alpha": "Significance level of comparisons, after Holm-Bonferroni over the runs and metrics shown. Default 0.05.",
     "min_difference": "The smallest difference worth detecting: comparisons say how many questions would detect it (power 0.8). Default 0.05.",
     "min_judged": "Below this judged@k (the share of a run's top k that the golden set judges), the golden set's first line warns: its unjudged documents count as not relevant. 0 to 1; 0 never warns. Default 0.9.",
@@ -77,6 +79,7 @@ QRELS_SETTINGS: dict[str, str] = {
     "compare_to": "The run its other runs are compared with.",
     "fusions": "Runs fused from its runs ([[qrels.fusions]] tables: name, method, runs, k, weights, norm, depth).",
     "chunks": 'How its runs\' chunk ids map to its documents: {separator = "#"} or {pattern = "..."}.',
+    "judgments": 'How complete its judgments are: "exhaustive" or "pooled" (see `judgments`).',
 }
 
 
@@ -92,6 +95,7 @@ class QrelsBinding:
     compare_to: str | None = None
     fusions: tuple[Fusion, ...] | None = None  # (None: none given; the configuration's apply)
     chunks: ChunkRule | None = None
+    judgments: Judgments | None = None  # how complete its judgments are (None: not said)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +109,7 @@ class Config:
     bm25_baseline: bool = True
     corpus_ids: Literal["path", "stem"] = "path"  # a folder corpus's ids: paths, or without suffix
     compare_to: str | None = None  # the base run of comparisons (None: the default choice)
+    judgments: Judgments | None = None  # for every golden set that does not say (None: inferred)
     alpha: float = 0.05
     min_difference: float = 0.05
     fusions: tuple[Fusion, ...] = ()  # for every golden set that declares none of its own
@@ -308,6 +313,11 @@ def config_from_mapping(
                 bad(key, 'expected "path" or "stem"')
             else:
                 values[key] = value
+        elif key == "judgments":
+            if value not in KINDS:
+                bad(key, 'expected "exhaustive" or "pooled"')
+            else:
+                values[key] = value
         elif key == "fusions":
             values[key] = _fusions(value, f"`[[fusions]]` of {where.name}", bad)
         elif key == "chunks":
@@ -490,6 +500,10 @@ def _bindings(
         if compare_to is not None and not (isinstance(compare_to, str) and compare_to.strip()):
             bad("qrels", f"`compare_to` of {path.name}: expected a run's name")
             compare_to = None
+        judgments = table.get("judgments")
+        if judgments is not None and judgments not in KINDS:
+            bad("qrels", f'`judgments` of {path.name}: expected "exhaustive" or "pooled"')
+            judgments = None
         where = f"the [[qrels]] table of {path.name} in {source}"
         fusions = (
             _fusions(table["fusions"], f"`fusions` of {where}", bad) if "fusions" in table else None
@@ -511,6 +525,7 @@ def _bindings(
                 compare_to=compare_to.strip() if compare_to is not None else None,
                 fusions=fusions,
                 chunks=chunks,
+                judgments=judgments,
             )
         )
     return tuple(out)

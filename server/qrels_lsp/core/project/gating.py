@@ -1,9 +1,11 @@
 """The CI gate's decision (docs/compare.md, "The gate"): does the head run pass against the base
 run on the golden set, fail, or can the judgments not tell yet?
 
-In order: when the judgments cover the head's top k poorly (its mean judged@k below
-``min_judged``), its numbers are about the golden set more than about the run, so the verdict is
-"cannot tell: judge first" (the judging queue says what to judge). Otherwise it fails when, for
+In order: when the judgments are pooled (a document not judged is unknown, ``ctx.judgments``)
+and cover the head's top k poorly (its mean judged@k below ``min_judged``), its numbers are about
+the golden set more than about the run, so the verdict is "cannot tell: judge first" (the judging
+queue says what to judge). Exhaustive judgments (a document not listed is not relevant: most RAG
+and BEIR golden sets) make coverage a property of the listing, never a reason to block. Otherwise it fails when, for
 any metric gated, the head is significantly worse than the base (the paired comparison, Holm over
 the metrics gated) or its mean drops by more than ``max_drop``, or when a question tagged
 critical gets worse on any metric gated; else it passes.
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..compare import Comparison, Comparisons
+from ..coverage.judgments import Completeness
 from ..model import CRITICAL_TAG
 from .analysis import QrelsContext, RunResult
 from .comparing import compare_by_tag, compare_runs
@@ -69,6 +72,7 @@ class Verdict:
     n_queries: int
     critical: list[Flip] = field(default_factory=list)  # tagged critical, and worse
     tags: Mapping[str, Comparisons] = field(default_factory=dict)  # with per_tag_max_drop
+    judgments: Completeness | None = None  # the assumption coverage was read under
 
     @property
     def exit_code(self) -> int:
@@ -105,7 +109,7 @@ def decide(ctx: QrelsContext, base: RunResult, head: RunResult, rules: Rules) ->
         tags = compare_by_tag(ctx, [base, head], base, rules.metrics, alpha=rules.alpha)
     reasons: list[str] = []
     status: Status = "pass"
-    if judged[head.name] < rules.min_judged:
+    if ctx.judgments.gates and judged[head.name] < rules.min_judged:
         status = "cannot tell"
         reasons.append(
             f"judged@{ctx.k} of {head.name} is {judged[head.name]:.2f}, below "
@@ -137,6 +141,7 @@ def decide(ctx: QrelsContext, base: RunResult, head: RunResult, rules: Rules) ->
         family.n_queries,
         critical,
         tags,
+        ctx.judgments,
     )
 
 

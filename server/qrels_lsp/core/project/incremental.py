@@ -148,6 +148,8 @@ def _splice(
         k_span=_after(old.k_span, end, d),
         runs=[r for r in (_shift_ref(r, end, d) for r in old.runs) if r is not None],
         compare_to=_shift_ref(old.compare_to, end, d),
+        judgments=_shift_ref(old.judgments, end, d),
+        queries_span=_after(old.queries_span, end, d),
         fusions=None if old.fusions is None else [f.shifted(end, d) for f in old.fusions],
         chunks=old.chunks.shifted(end, d) if old.chunks is not None else None,
         findings=findings,
