@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..core.base.escape import md_text
+from ..core.base.escape import md_cell, md_code, md_text
 from ..core.base.text import line_index
 from ..core.compare import Comparison, Comparisons
 from ..core.metrics import format_value
@@ -85,7 +85,7 @@ def comparison_table(rows: Sequence[Comparison]) -> list[str]:
         lo, hi = c.ci95
         p_t = "n/a" if c.p_ttest is None else p_text(c.p_ttest)
         out.append(
-            f"| {md_text(c.metric)} | {format_value(c.base_mean)} | {format_value(c.run_mean)} "
+            f"| {md_cell(c.metric)} | {format_value(c.base_mean)} | {format_value(c.run_mean)} "
             f"| {c.delta:+.4f} | [{lo:+.4f}, {hi:+.4f}] | {p_text(c.p_randomization)} | {p_t} "
             f"| {p_text(c.p_adjusted)} | {c.wins} / {c.losses} / {c.ties} | {verdict(c)} "
             f"| {_needed(c)} | {_detectable(c)} |"
@@ -100,7 +100,7 @@ Place = tuple[Path, str, Mapping[str, int]]
 def question_links(place: Place | None, qids: Sequence[str]) -> dict[str, str]:
     """Each question as a link to its entry (``file://...#L12``), or as code without a place."""
     if place is None:
-        return {q: f"`{md_text(q)}`" for q in qids}
+        return {q: md_code(q) for q in qids}
     path, text, starts = place
     lines = line_index(text)
     out = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 
-from ..core.base.escape import md_block, md_code, md_text
+from ..core.base.escape import md_block, md_cell, md_code, md_text
 from ..core.chunks import ChunkPlace, ChunkRule
 from ..core.compare import Comparisons
 from ..core.formats import get
@@ -289,7 +289,7 @@ def query_hover(
     }
     names = [name for name, _ in scored]
     lines.append("")
-    lines.append("| metric | " + " | ".join(md_text(n) for n in names) + " |")
+    lines.append("| metric | " + " | ".join(md_cell(n) for n in names) + " |")
     lines.append("| --- |" + " ---: |" * len(names))
     for metric in _metrics_at(cutoffs):
         key = str(metric)
@@ -301,14 +301,14 @@ def query_hover(
         lines += ["", *_against_base(ctx, values, names, base)]
     lines += ["", *coverage_lines(ctx, grades, scored, values)]
     lines.append("")
-    lines.append("| relevant document | grade | " + " | ".join(md_text(n) for n in names) + " |")
+    lines.append("| relevant document | grade | " + " | ".join(md_cell(n) for n in names) + " |")
     lines.append("| --- | ---: |" + " ---: |" * len(names))
     for doc in relevant:
         ranks = []
         for _name, ranking in scored:
             rank = rank_in_list(ranking, doc)
             ranks.append(f"#{rank}" if rank is not None else "–")
-        lines.append(f"| {md_code(doc)} | {grades[doc]} | " + " | ".join(ranks) + " |")
+        lines.append(f"| {md_cell(doc, code=True)} | {grades[doc]} | " + " | ".join(ranks) + " |")
     for name, ranking in scored:
         lines.append("")
         lines.extend(ndcg_lines(name, grades, ranking, ctx.k))
@@ -325,7 +325,7 @@ def _against_base(
     golden set reports (`▲ +0.25`): where the systems differ, question by question."""
     keys = [str(m) for m in ctx.metrics if m.measure.compared]  # not judged@k: coverage
     out = [
-        f"| vs {md_text(base)} (base) | " + " | ".join(keys) + " |",
+        f"| vs {md_cell(base)} (base) | " + " | ".join(keys) + " |",
         "| --- |" + " ---: |" * len(keys),
     ]
     for name in names:
@@ -338,7 +338,7 @@ def _against_base(
                 cells.append("–")
             else:
                 cells.append(f"{delta_mark(mine, theirs) or '='} {mine - theirs:+.4f}")
-        out.append(f"| {md_text(name)} | " + " | ".join(cells) + " |")
+        out.append(f"| {md_cell(name)} | " + " | ".join(cells) + " |")
     return out
 
 
@@ -394,7 +394,7 @@ def ndcg_lines(name: str, grades: Mapping[str, int], ranking: Sequence[str], k: 
     for row in ex.rows:
         grade = "?" if row.grade is None else str(row.grade)
         out.append(
-            f"| {row.rank} | {md_code(row.doc_id)} | {grade} | {row.gain:g} / {row.discount:.4f} = {row.contribution:.4f} |"
+            f"| {row.rank} | {md_cell(row.doc_id, code=True)} | {grade} | {row.gain:g} / {row.discount:.4f} = {row.contribution:.4f} |"
         )
     return out
 
