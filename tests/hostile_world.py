@@ -66,7 +66,13 @@ def build(root: Path) -> Path:
     corpus.mkdir(parents=True)
     for i, (name, piece) in enumerate(zip(DOCS, PIECES, strict=True)):
         (corpus / name).write_text(f"# title {piece}\n\nbody {i} {piece}\n", encoding="utf-8")
-    lines = ["corpus: corpus/", "k: 5", "runs: [runs/*.run.yaml]", "queries:"]
+    lines = [
+        "# every name below is an attack",
+        "corpus: corpus/",
+        "k: 5",
+        "runs: [runs/*.run.yaml]",
+    ]
+    lines.append("queries:")
     for i, (qid, piece) in enumerate(zip(QIDS, PIECES, strict=True)):
         relevant = {DOCS[i]: 2, DOCS[(i + 1) % N]: 1}
         if i == 0:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..core.base.escape import md_cell, md_code, md_text
+from ..core.base.escape import for_log, md_cell, md_code, md_text
 from ..core.base.text import line_index
 from ..core.compare import Comparison, Comparisons
 from ..core.metrics import format_value
@@ -41,7 +41,7 @@ def lens_title(c: Comparison, base: str) -> str:
     test, and the questions each run wins, loses and ties."""
     lo, hi = c.ci95
     title = (
-        f"{c.run} vs {base} · {c.metric} {signed(c.delta)} [{signed(lo)}, {signed(hi)}]"
+        f"{for_log(c.run)} vs {for_log(base)} · {c.metric} {signed(c.delta)} [{signed(lo)}, {signed(hi)}]"
         f" · p {p_text(c.p_adjusted)} · {c.wins}W {c.losses}L {c.ties}T"
     )
     return title + (f" · {verdict(c)}" if c.significant else "")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 
-from ..core.base.escape import md_block, md_cell, md_code, md_text
+from ..core.base.escape import for_log, md_block, md_cell, md_code, md_text
 from ..core.chunks import ChunkPlace, ChunkRule
 from ..core.compare import Comparisons
 from ..core.formats import get
@@ -81,7 +81,7 @@ def query_lens_titles(
     k = ctx.k
     against = base.evaluation.per_query if base is not None else None
     tables = [
-        (f"{r.name}: ", r.evaluation.per_query, r.evaluation.missing_ids(), r is not base)
+        (f"{for_log(r.name)}: ", r.evaluation.per_query, r.evaluation.missing_ids(), r is not base)
         for r in runs
     ]
     for query in queries:
@@ -156,9 +156,9 @@ def header_titles(
     lens marked as being updated. Judging blind: the counts alone, no system's numbers."""
     if ctx.blind_judging:
         return [f"{counts(ctx)} · blind judging: the runs' numbers are hidden"]
-    waiting = [f"{name}: {LOADING}" for name in loading]
+    waiting = [f"{for_log(name)}: {LOADING}" for name in loading]
     if comparing is not None and comparisons is None and previous is None:
-        waiting.append(f"comparing with {comparing}…")
+        waiting.append(f"comparing with {for_log(comparing)}…")
     if not runs:
         if waiting:
             return [counts(ctx), *waiting]
@@ -169,8 +169,8 @@ def header_titles(
     coverage = low_coverage(ctx, runs)
     if len(runs) == 1 and not waiting:
         summary = run_summary(runs[0], ctx.k, coverage)
-        return [f"{counts(ctx)} · {runs[0].name}: {summary}", *compared]
-    summaries = [f"{r.name}: {run_summary(r, ctx.k, coverage)}" for r in runs]
+        return [f"{counts(ctx)} · {for_log(runs[0].name)}: {summary}", *compared]
+    summaries = [f"{for_log(r.name)}: {run_summary(r, ctx.k, coverage)}" for r in runs]
     return [counts(ctx), *summaries, *waiting, *compared]
 
 
@@ -186,7 +186,7 @@ def low_coverage(ctx: QrelsContext, runs: Sequence[RunResult]) -> bool:
 
 
 def run_header_title(ctx: QrelsContext, r: RunResult) -> str:
-    return f"{r.name} vs {ctx.path.name} · {run_summary(r, ctx.k)}"
+    return f"{for_log(r.name)} vs {for_log(ctx.path.name)} · {run_summary(r, ctx.k)}"
 
 
 def run_comparison_title(
@@ -218,7 +218,7 @@ def judgment_label(grade: int | None, level: int) -> str:
 def chunk_label(place: ChunkPlace, grade: int | None, level: int) -> str:
     """Inlay label of a retrieved chunk: its document and the document's judgment, and
     ``· dropped`` when an earlier chunk of the document already stands for it."""
-    label = f"→ {place.doc_id} {judgment_label(grade, level)}"
+    label = f"→ {for_log(place.doc_id)} {judgment_label(grade, level)}"
     return label if place.counted else label + " · dropped"
 
 

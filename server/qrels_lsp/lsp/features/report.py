@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.lsp.server import LanguageServer
 
+from ...core.base.escape import for_log
 from ..commands import REPORT_COMMAND
 from ..convert import uri_of
 from ..state import State
@@ -55,5 +56,5 @@ def register(server: LanguageServer, state: State) -> None:
             return {"html": html}
         target = await session.run(lambda: write_report(analysis.path, html))
         if not await client.show(target.as_uri(), external=True):
-            client.inform(f"The report is written to {target}: open it in a browser.")
+            client.inform(f"The report is written to {for_log(str(target))}: open it in a browser.")
         return {"path": str(target)}
