@@ -201,3 +201,17 @@ def test_tree_is_what_the_renderers_give() -> None:
         assert_inert_markdown("see http://e.example")
     with pytest.raises(AssertionError):
         assert_inert_markdown("<img src=x onerror=alert(1)>")
+
+
+def test_the_report_of_an_id_with_an_undecodable_byte(tmp_path: Path) -> None:
+    """A TREC id keeps an invalid byte (as trec_eval compares ids); the page shows it as its
+    escape and its JSON as the string score's JSON holds, where writing it raised before."""
+    (tmp_path / "g.qrels").write_bytes(b"q\xff1 0 d1 1\nq2 0 d2 1\n")
+    (tmp_path / "a.trec").write_bytes(b"q\xff1 Q0 d1 1 1.0 a\nq2 Q0 d2 1 1.0 a\n")
+    (tmp_path / "b.trec").write_bytes(b"q\xff1 Q0 d2 1 1.0 b\nq2 Q0 d2 1 1.0 b\n")
+    out = tmp_path / "r.html"
+    r = qrels_lsp("report", "g.qrels", "a.trec", "b.trec", "-o", out, cwd=tmp_path)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    page = parsed(out)
+    assert "q\\xff1" in [a.get("data-qid") for _t, a in page.attrs]
+    assert "q\udcff1" in all_strings(json.loads(page.scripts[0][1]))
