@@ -138,3 +138,44 @@ def test_the_report_in_chromium(
     docs = ROOT / "docs" / "screenshots"
     docs.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(shot, docs / "report.png")
+
+
+def test_the_reports_policy_runs_its_own_script_and_no_other(
+    node_path: str, server_bin: str, tmp_path: Path
+) -> None:
+    """The report of the hostile workspace (tests/hostile_world.py): its own script runs (the
+    table sorts) with no policy violation; the same page with a script and an event handler
+    slipped in, as an escaping mistake would, runs neither (the title stays) and Chromium reports
+    them blocked by script-src."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from hostile_world import GOLDEN, build
+
+    ws = tmp_path / "ws"
+    build(ws)
+    page = tmp_path / "report.html"
+    made = run([server_bin, "report", GOLDEN, "-o", str(page)], timeout=120, cwd=ws)
+    assert made.returncode == 0, made.stderr
+    tampered = tmp_path / "tampered.html"
+    slipped = (
+        "<script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned'\">"
+    )
+    html = page.read_text(encoding="utf-8")
+    tampered.write_text(html.replace("<body>", "<body>" + slipped, 1), encoding="utf-8")
+    base = Path(tempfile.mkdtemp(prefix="qrp-", dir="/tmp"))
+    try:
+        env = scratch_env(base) | {"NODE_PATH": node_path, "PAGES": json.dumps([str(page), str(tampered)])}  # fmt: skip
+        proc = run(["node", str(HERE / "report" / "csp.js")], timeout=120, env=env)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result.get("ok"), result.get("error")
+    clean, bad = result["pages"]
+    assert clean["title"].startswith("qrels-lsp report: g`|<img src=x onerror=alert(1)>")
+    assert clean["sort"] == "descending" and clean["violations"] == [] and clean["console"] == []
+    assert bad["title"] == clean["title"]  # neither the script nor the handler ran
+    assert bad["sort"] == "descending"  # the page's own script still did
+    directives = {v["directive"] for v in bad["violations"]}
+    assert directives == {"script-src-elem", "script-src-attr", "img-src"}, bad["violations"]

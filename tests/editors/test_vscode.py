@@ -583,6 +583,7 @@ def test_report_in_a_webview(
     assert "Retrieval report: support.qrels.yaml" in report["reportTitle"]
     assert any("Report: support.qrels.yaml" in t for t in report["tabs"])  # beside the golden set
     assert report["reportSeries"] == len(scores["runs"])
+    assert report["reportSort"] == "descending"  # its script ran: its policy lets it, by hash
     means = {row[0]: dict(row[1:]) for row in report["reportMeans"]}
     for doc in scores["runs"]:
         for metric, value in doc["mean"].items():

@@ -135,9 +135,9 @@ def _json_scores(
 
 def _cell(fmt: str) -> Callable[[str], str]:
     """How an id or name someone else wrote is quoted in ``fmt``."""
-    from ..core.base.escape import md_text
+    from ..core.base.escape import md_cell
 
-    return md_text if fmt == "markdown" else log_text
+    return md_cell if fmt == "markdown" else log_text
 
 
 def _run_table(r: RunResult, fmt: str, upper: Evaluation | None = None) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..core.base.escape import md_text
+from ..core.base.escape import for_log, md_cell, md_code, md_text
 from ..core.base.text import line_index
 from ..core.compare import Comparison, Comparisons
 from ..core.metrics import format_value
@@ -63,11 +63,12 @@ def verdict_mark(c: Comparison) -> str:
 def lens_title(c: Comparison, base: str, alpha: float = 0.05) -> str:
     """`dense vs bm25: better · recall@5 +0.08 · p 0.012 (Holm) · 9W 3L 24T`: the verdict first,
     then the headline metric's difference, the Holm-adjusted p the verdict rests on, and the
-    questions each run wins, loses and ties (the intervals, unadjusted, are in the hover)."""
+    questions each run wins, loses and ties (the intervals, unadjusted, are in the hover). A
+    lens title is plain text: the names are quoted for it (``for_log``)."""
     mark = verdict_mark(c)
     return (
-        f"{c.run} vs {base}: {mark + ' ' if mark else ''}{verdict(c)} · {c.metric} "
-        f"{signed(c.delta)} · p {p_text(c.p_adjusted, alpha)} (Holm) · "
+        f"{for_log(c.run)} vs {for_log(base)}: {mark + ' ' if mark else ''}{verdict(c)} · "
+        f"{c.metric} {signed(c.delta)} · p {p_text(c.p_adjusted, alpha)} (Holm) · "
         f"{c.wins}W {c.losses}L {c.ties}T"
     )
 
@@ -135,9 +136,9 @@ def comparison_table(
         ("| --- " if with_run else "") + "| --- | --- |" + " ---: |" * 10,
     ]
     for c in rows:
-        lead = f"| {md_text(c.run)} " if with_run else ""
+        lead = f"| {md_cell(c.run)} " if with_run else ""
         out.append(
-            f"{lead}| {md_text(c.metric)} | {md_text(verdict(c))} | {format_value(c.base_mean)} "
+            f"{lead}| {md_cell(c.metric)} | {md_cell(verdict(c))} | {format_value(c.base_mean)} "
             f"| {format_value(c.run_mean)} | {c.delta:+.4f} | {interval_text(c.ci95, 4)} "
             f"| {p_text(c.p_adjusted, alpha)} | {p_text(c.p_randomization, alpha)} "
             f"| {p_text(c.p_ttest, alpha)} | {c.wins} / {c.losses} / {c.ties} "
@@ -153,7 +154,7 @@ Place = tuple[Path, str, Mapping[str, int]]
 def question_links(place: Place | None, qids: Sequence[str]) -> dict[str, str]:
     """Each question as a link to its entry (``file://...#L12``), or as code without a place."""
     if place is None:
-        return {q: f"`{md_text(q)}`" for q in qids}
+        return {q: md_code(q) for q in qids}
     path, text, starts = place
     lines = line_index(text)
     out = {}

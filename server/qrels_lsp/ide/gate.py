@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core.base.escape import md_block, md_code, md_text
+from ..core.base.escape import md_block, md_cell, md_code, md_text
 from ..core.project.gating import Flip, Verdict
 from .compare import comparison_table, p_text, verdict
 
@@ -50,7 +50,7 @@ def summary_markdown(
     if v.judgments is not None:
         out += [md_text(v.judgments.describe()[0].upper() + v.judgments.describe()[1:]) + ".", ""]
     out += [f"| run | judged@{v.k} |", "| --- | ---: |"]
-    out += [f"| {md_text(run)} | {value:.4f} |" for run, value in v.judged.items()]
+    out += [f"| {md_cell(run)} | {value:.4f} |" for run, value in v.judged.items()]
     out += ["", "### What to do", "", *_todo(v, pool_command), ""]
     return "\n".join(out)
 
@@ -72,8 +72,8 @@ def _tags(v: Verdict) -> list[str]:
         for c in family.for_run(v.head):
             needed = "n/a" if c.questions_needed is None else f"{c.questions_needed:,}"
             out.append(
-                f"| {md_text(tag)} | {family.n_queries} | {md_text(c.metric)} "
-                f"| {md_text(verdict(c))} | {c.delta:+.4f} | {p_text(c.p_adjusted, family.alpha)} "
+                f"| {md_cell(tag)} | {family.n_queries} | {md_cell(c.metric)} "
+                f"| {md_cell(verdict(c))} | {c.delta:+.4f} | {p_text(c.p_adjusted, family.alpha)} "
                 f"| {needed} |"
             )
     return [*out, ""]
@@ -98,7 +98,7 @@ def _flips(v: Verdict, lines: Mapping[str, int]) -> list[str]:
         shown = flips[:FLIPS_SHOWN]
         more = f" (the {len(shown)} largest)" if len(flips) > len(shown) else ""
         out += [f"**{title}: {len(flips)}**{more}", ""]
-        out += ["| question | line | " + " | ".join(map(md_text, metrics)) + " |"]
+        out += ["| question | line | " + " | ".join(map(md_cell, metrics)) + " |"]
         out += ["| --- | ---: |" + " ---: |" * len(metrics)]
         out += [_flip_row(f, lines, metrics) for f in shown]
         out.append("")
@@ -109,7 +109,7 @@ def _flip_row(f: Flip, lines: Mapping[str, int], metrics: list[str]) -> str:
     mark = " (critical)" if f.critical else ""
     line = lines.get(f.qid)
     cells = " | ".join(f"{f.deltas[m]:+.4f}" for m in metrics)
-    return f"| {md_code(f.qid)}{mark} | {line if line else ''} | {cells} |"
+    return f"| {md_cell(f.qid, code=True)}{mark} | {line if line else ''} | {cells} |"
 
 
 def _todo(v: Verdict, pool_command: str) -> list[str]:

@@ -5,6 +5,7 @@ have no lenses."""
 
 from __future__ import annotations
 
+from ..core.base.escape import md_text
 from ..core.base.text import Span
 from ..core.chunks import mapper, places
 from ..core.formats import get
@@ -42,15 +43,16 @@ def hover_target(analysis: Analysis, offset: int) -> Target | None:
 
 
 def _means(project: Project, analysis: Analysis) -> str | None:
-    """The header lens's lines: the file's counts, each run's means and comparison."""
+    """The header lens's lines: the file's counts, each run's means and comparison. A lens title
+    is plain text, and a run's name in it is its author's: as Markdown, it is quoted whole."""
     ctx = analysis.context
     if ctx is None:
         return None
     if isinstance(analysis.model, Qrels):
         project.compare(analysis)
         project.pool(analysis)
-        return "  \n".join(t for group in top_groups(analysis) for t in group.titles)
-    return run_header_title(ctx, analysis.runs[0]) if analysis.runs else None
+        return "  \n".join(md_text(t) for group in top_groups(analysis) for t in group.titles)
+    return md_text(run_header_title(ctx, analysis.runs[0])) if analysis.runs else None
 
 
 def _judging(

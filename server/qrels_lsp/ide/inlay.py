@@ -7,6 +7,7 @@ eglot) show these."""
 
 from __future__ import annotations
 
+from ..core.base.escape import for_log
 from ..core.base.text import Span
 from ..core.chunks import mapper, places
 from ..core.model import Qrels, Run
@@ -54,6 +55,6 @@ def hint_items(
             if not in_range(j.span, window):
                 continue
             for r in scored:
-                label = rank_label(rank_in(r.rankings, query.qid, j.doc_id), r.name)
+                label = rank_label(rank_in(r.rankings, query.qid, j.doc_id), for_log(r.name))
                 out.append((j.span.end, label))
     return sorted(out, key=lambda hint: hint[0])  # stable: the runs' order at one id

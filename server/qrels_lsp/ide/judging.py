@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..core.base.escape import md_block, md_code, md_text
+from ..core.base.escape import for_log, md_block, md_code, md_text
 from ..core.base.findings import Fix
 from ..core.coverage.pool import Pair, Pool
 from ..core.formats.corpus import Corpus
@@ -108,4 +108,4 @@ def judging_hint(analysis: Analysis, judging: Judging | None) -> tuple[int, str]
     query = model.queries.get(pair.query)
     if query is None:
         return None
-    return query.span.end, f"judge: {pair.doc}"
+    return query.span.end, f"judge: {for_log(pair.doc)}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 
-from ..core.base.escape import md_block, md_code, md_text
+from ..core.base.escape import for_log, md_block, md_cell, md_code, md_text
 from ..core.chunks import ChunkPlace, ChunkRule
 from ..core.compare import Comparisons
 from ..core.formats import get
@@ -81,7 +81,7 @@ def query_lens_titles(
     k = ctx.k
     against = base.evaluation.per_query if base is not None else None
     tables = [
-        (f"{r.name}: ", r.evaluation.per_query, r.evaluation.missing_ids(), r is not base)
+        (f"{for_log(r.name)}: ", r.evaluation.per_query, r.evaluation.missing_ids(), r is not base)
         for r in runs
     ]
     for query in queries:
@@ -156,9 +156,9 @@ def header_titles(
     lens marked as being updated. Judging blind: the counts alone, no system's numbers."""
     if ctx.blind_judging:
         return [f"{counts(ctx)} · blind judging: the runs' numbers are hidden"]
-    waiting = [f"{name}: {LOADING}" for name in loading]
+    waiting = [f"{for_log(name)}: {LOADING}" for name in loading]
     if comparing is not None and comparisons is None and previous is None:
-        waiting.append(f"comparing with {comparing}…")
+        waiting.append(f"comparing with {for_log(comparing)}…")
     if not runs:
         if waiting:
             return [counts(ctx), *waiting]
@@ -169,8 +169,8 @@ def header_titles(
     coverage = low_coverage(ctx, runs)
     if len(runs) == 1 and not waiting:
         summary = run_summary(runs[0], ctx.k, coverage)
-        return [f"{counts(ctx)} · {runs[0].name}: {summary}", *compared]
-    summaries = [f"{r.name}: {run_summary(r, ctx.k, coverage)}" for r in runs]
+        return [f"{counts(ctx)} · {for_log(runs[0].name)}: {summary}", *compared]
+    summaries = [f"{for_log(r.name)}: {run_summary(r, ctx.k, coverage)}" for r in runs]
     return [counts(ctx), *summaries, *waiting, *compared]
 
 
@@ -190,7 +190,7 @@ def low_coverage(ctx: QrelsContext, runs: Sequence[RunResult]) -> bool:
 
 
 def run_header_title(ctx: QrelsContext, r: RunResult) -> str:
-    return f"{r.name} vs {ctx.path.name} · {run_summary(r, ctx.k)}"
+    return f"{for_log(r.name)} vs {for_log(ctx.path.name)} · {run_summary(r, ctx.k)}"
 
 
 def run_comparison_title(
@@ -222,7 +222,7 @@ def judgment_label(grade: int | None, level: int) -> str:
 def chunk_label(place: ChunkPlace, grade: int | None, level: int) -> str:
     """Inlay label of a retrieved chunk: its document and the document's judgment, and
     ``· dropped`` when an earlier chunk of the document already stands for it."""
-    label = f"→ {place.doc_id} {judgment_label(grade, level)}"
+    label = f"→ {for_log(place.doc_id)} {judgment_label(grade, level)}"
     return label if place.counted else label + " · dropped"
 
 
@@ -293,7 +293,7 @@ def query_hover(
     }
     names = [name for name, _ in scored]
     lines.append("")
-    lines.append("| metric | " + " | ".join(md_text(n) for n in names) + " |")
+    lines.append("| metric | " + " | ".join(md_cell(n) for n in names) + " |")
     lines.append("| --- |" + " ---: |" * len(names))
     for metric in _metrics_at(cutoffs):
         key = str(metric)
@@ -305,14 +305,14 @@ def query_hover(
         lines += ["", *_against_base(ctx, values, names, base)]
     lines += ["", *coverage_lines(ctx, grades, scored, values)]
     lines.append("")
-    lines.append("| relevant document | grade | " + " | ".join(md_text(n) for n in names) + " |")
+    lines.append("| relevant document | grade | " + " | ".join(md_cell(n) for n in names) + " |")
     lines.append("| --- | ---: |" + " ---: |" * len(names))
     for doc in relevant:
         ranks = []
         for _name, ranking in scored:
             rank = rank_in_list(ranking, doc)
             ranks.append(f"#{rank}" if rank is not None else "–")
-        lines.append(f"| {md_code(doc)} | {grades[doc]} | " + " | ".join(ranks) + " |")
+        lines.append(f"| {md_cell(doc, code=True)} | {grades[doc]} | " + " | ".join(ranks) + " |")
     for name, ranking in scored:
         lines.append("")
         lines.extend(ndcg_lines(name, grades, ranking, ctx.k))
@@ -329,7 +329,7 @@ def _against_base(
     golden set reports (`▲ +0.25`): where the systems differ, question by question."""
     keys = [str(m) for m in ctx.metrics if m.measure.compared]  # not judged@k: coverage
     out = [
-        f"| vs {md_text(base)} (base) | " + " | ".join(keys) + " |",
+        f"| vs {md_cell(base)} (base) | " + " | ".join(keys) + " |",
         "| --- |" + " ---: |" * len(keys),
     ]
     for name in names:
@@ -342,7 +342,7 @@ def _against_base(
                 cells.append("–")
             else:
                 cells.append(f"{delta_mark(mine, theirs) or '='} {mine - theirs:+.4f}")
-        out.append(f"| {md_text(name)} | " + " | ".join(cells) + " |")
+        out.append(f"| {md_cell(name)} | " + " | ".join(cells) + " |")
     return out
 
 
@@ -398,7 +398,7 @@ def ndcg_lines(name: str, grades: Mapping[str, int], ranking: Sequence[str], k: 
     for row in ex.rows:
         grade = "?" if row.grade is None else str(row.grade)
         out.append(
-            f"| {row.rank} | {md_code(row.doc_id)} | {grade} | {row.gain:g} / {row.discount:.4f} = {row.contribution:.4f} |"
+            f"| {row.rank} | {md_cell(row.doc_id, code=True)} | {grade} | {row.gain:g} / {row.discount:.4f} = {row.contribution:.4f} |"
         )
     return out
 

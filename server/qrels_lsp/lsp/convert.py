@@ -11,7 +11,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..core.base.escape import valid_text
+from ..core.base.escape import for_log
 from ..core.base.findings import CODES, Finding, Fix, TextEdit
 from ..core.base.text import Encoding, Span, line_index
 
@@ -92,7 +92,7 @@ def diagnostic(
         related.append(
             types.DiagnosticRelatedInformation(
                 location=types.Location(uri=target_uri, range=target_pos.range(r.span)),
-                message=valid_text(r.message),
+                message=for_log(r.message),
             )
         )
     # Declared by the module that made the finding: in the table without core/codes.py, which
@@ -100,7 +100,7 @@ def diagnostic(
     check = CODES.get(f.code)
     return types.Diagnostic(
         range=pos.range(f.span),
-        message=valid_text(f.message),
+        message=for_log(f.message),
         severity=types.DiagnosticSeverity(int(f.severity)),
         code=f.code,
         code_description=(
@@ -145,7 +145,7 @@ def code_action(
     fix: Fix, diag: types.Diagnostic | None, edit: types.WorkspaceEdit
 ) -> types.CodeAction:
     return types.CodeAction(
-        title=fix.title,
+        title=for_log(fix.title),
         kind=types.CodeActionKind.QuickFix,
         diagnostics=[diag] if diag is not None else None,
         is_preferred=fix.preferred or None,

@@ -1,15 +1,27 @@
-"""Quoting what a file's author wrote (ids, questions, file names, document text) into output
-that something else interprets: a CI log, GitHub workflow commands, Markdown.
+"""Quoting what a file's author wrote (ids, run names, questions, tags, file names, document
+text) into output that something else interprets: a terminal or CI log, GitHub workflow
+commands, Markdown, HTML.
 
 Every id and question may come from a hostile pull request. In a GitHub Actions log any line that
 starts with ``::`` is a command (``::add-mask::``, ``::stop-commands::``, a forged ``::error``), and
-``##[`` starts the older form anywhere on a line; in Markdown a backtick closes a code span and
-``<img src=...>`` or ``[verdict](http://...)`` is markup. So untrusted text never reaches an
-output except through one of these functions, each of which is the whole rule for its output.
+``##[`` starts the older form anywhere on a line; in Markdown a backtick closes a code span,
+``<img src=...>`` or ``[verdict](http://...)`` is markup and a ``|`` ends a table cell (even
+inside a code span); in HTML ``<`` starts an element. So untrusted text never reaches an output
+except through the one function for that output, which is the whole rule for it:
+
+- plain text for a person (a terminal, a CI log, an editor's lens and action titles and
+  diagnostics): :func:`for_log`;
+- a GitHub workflow command: :func:`github_data` (the message), :func:`github_property`;
+- Markdown prose (a hover, a summary): :func:`md_text`, or as code :func:`md_code` (inline) and
+  :func:`md_block` (a block);
+- a Markdown (GFM) table cell: :func:`md_cell`;
+- HTML text or a quoted attribute value: :func:`html_text`; JSON inside a ``<script>``
+  element: :func:`json_script`; JSON printed to a log: :func:`json_text`.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import unicodedata
@@ -38,11 +50,8 @@ def _visible(c: str, backslash: str = "\\\\") -> str:
     return _escape_char(c)
 
 
-_SAFE_RUN = re.compile(r"[ -\[\]-~]*")  # printable ASCII but the backslash: the common case
-
-
 def for_log(text: str) -> str:
-    """``text`` as one inert piece of a log line: every control, format and line-separator
+    """``text`` as one inert piece of a line of plain text: every control, format and line-separator
     character written as an escape (``\\n`` -> ``\\x0a``, U+202E -> ``\\u202e``, a backslash
     doubled so escapes stay unambiguous), ``##[`` broken and a leading ``::`` escaped, so that no
     piece can start a workflow command or a new line."""
@@ -50,7 +59,7 @@ def for_log(text: str) -> str:
 
 
 def _inert(text: str, backslash: str) -> str:
-    if _SAFE_RUN.fullmatch(text) is None:
+    if "\\" in text or not text.isprintable():  # (the common case is neither: left as it is)
         text = "".join(_visible(c, backslash) for c in text)
     if "##[" in text:
         text = text.replace("##[", "#\\x23[")
@@ -74,15 +83,34 @@ def github_property(text: str) -> str:
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")  # markup wherever it stands
 _MD_BLOCK_START = re.compile(r"^(\s*)([#+\-=]|\d+[.)])")  # markup at the start of a line
+# GFM's extended autolinks: `http://`, `ftp://` (found at the colon) and `www.` (at its dot);
+# an escaped colon or dot is text to the inline parser, so neither starts a link
+_MD_AUTOLINK = re.compile(r"(?i)(?::(?=//)|(?<=www)\.)")
 
 
 def md_text(text: str) -> str:
-    """Untrusted text inside Markdown prose or a table cell: nothing in it is markup (no links,
-    images, emphasis, HTML, code spans, table separators), and it stays on one line."""
+    """Untrusted text inside Markdown prose, or a table cell: nothing in it is markup (no links,
+    autolinked URLs, images, emphasis, HTML, code spans, table separators), and it stays on one
+    line. Every ``|`` comes out after an odd run of backslashes (each backslash of the text is
+    doubled), so it is an escaped pipe to every GFM table parser, those that count the
+    backslashes before it (marked, micromark) and those that look at one (cmark-gfm,
+    markdown-it). An e-mail address is still autolinked by GFM, as itself: no escape stops it."""
     text = _inert(text, "\\")  # (a backslash is escaped as Markdown next)
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = _MD_AUTOLINK.sub(r"\\\g<0>", _MD_SPECIAL.sub(r"\\\1", text))
     return _MD_BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+
+
+def md_cell(text: str, code: bool = False) -> str:
+    """Untrusted text in a Markdown (GFM) table cell, as :func:`md_text` or, with ``code``, as a
+    code span. A GFM table is split into cells before any code span is read, so a ``|`` inside
+    one ends the cell unless written ``\\|`` (which the table turns back into ``|``: the GFM
+    spec's tables, example 200). A code span cannot say a backslash right before a pipe to
+    every parser (some take ``\\\\|`` for an escaped backslash and a cell's end), so such text is
+    shown as text, escaped."""
+    if code and "\\|" not in text:
+        return md_code(text).replace("|", "\\|")
+    return md_text(text)
 
 
 def md_code(text: str) -> str:
@@ -103,6 +131,24 @@ def md_block(text: str, language: str = "text") -> str:
     longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language}\n{body}\n{fence}"
+
+
+def html_text(text: str) -> str:
+    """Untrusted text in HTML, as an element's text or a quoted attribute value: ``&<>"'``
+    written as references, so that nothing in it is an element, an attribute or the end of
+    one, and CR too (the HTML parser would read a raw one as LF); an undecodable byte (a lone
+    surrogate, which UTF-8 cannot encode) as its escape."""
+    return html.escape(valid_text(text), quote=True).replace("\r", "&#13;")
+
+
+_SCRIPT_UNSAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def json_script(doc: Any) -> str:
+    """JSON inside an HTML ``<script>`` element (a data block): with ``<``, ``>`` and ``&``
+    written as JSON escapes, no ``</script>`` or ``<!--`` in the data can end the element or
+    change how the HTML parser reads its text, and ``JSON.parse`` reads the same strings."""
+    return json_text(doc, indent=None).translate(_SCRIPT_UNSAFE)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

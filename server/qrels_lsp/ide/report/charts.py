@@ -8,9 +8,10 @@ a ``<title>`` tooltip), so the page can be read back, by a test or by a screen r
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Sequence
+
+from ...core.base.escape import html_text as esc
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 DASHES = ("", "7 3", "2 3", "9 3 2 3", "4 4", "12 4", "1 2", "6 2 2 2")
@@ -20,10 +21,6 @@ WIN, LOSS, TIE = "#009E73", "#D55E00", "#999999"
 W, H = 580, 300
 LEFT, RIGHT, TOP, BOTTOM = 56, 16, 28, 46
 LEGEND = 150  # the width kept right of a plot for its legend, so that it hides no data
-
-
-def esc(text: str) -> str:
-    return html.escape(text, quote=True)
 
 
 def style(i: int) -> tuple[str, str, str, str]:

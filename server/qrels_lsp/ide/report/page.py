@@ -1,13 +1,18 @@
 """The report as one self-contained HTML page: inline CSS, SVG and a few lines of script (the
 table sorts when a header is clicked), nothing fetched, readable from file:// and in an editor's
 webview. Everything the files' authors wrote (ids, names, questions) is HTML-escaped, and the
-embedded JSON cannot close its script element."""
+embedded JSON cannot close its script element. The page's Content-Security-Policy allows its own
+style and script alone, by their hashes: an escaping mistake can show markup but not run it."""
 
 from __future__ import annotations
 
-from ...core.base.escape import json_text
+import base64
+import hashlib
+
+from ...core.base.escape import html_text as esc
+from ...core.base.escape import json_script
 from ...core.search.quality import CAUSES
-from .charts import curve_chart, esc, histogram_chart, judged_chart, strip_chart, style
+from .charts import PALETTE, curve_chart, histogram_chart, judged_chart, strip_chart
 from .data import ReportData
 
 CSS = """
@@ -32,7 +37,7 @@ td.text { color: #444; max-width: 320px; overflow: hidden; text-overflow: ellips
 .win { color: #00734f; } .loss { color: #b34700; }
 dl.questions dt { font-weight: 600; margin-top: 6px; } dl.questions dd { margin: 0 0 0 16px; color: #333; }
 dl.questions dt:target { background: #fff3bf; }
-"""
+""" + "".join(f".swatch.s{i} {{ background: {c}; }}\n" for i, c in enumerate(PALETTE))
 
 SORT_JS = """
 document.querySelectorAll('table.sortable').forEach(function (table) {
@@ -57,15 +62,30 @@ document.querySelectorAll('table.sortable').forEach(function (table) {
 """
 
 
+def _sha256(source: str) -> str:
+    """A CSP source for an inline element whose text is ``source``, exactly as written."""
+    digest = hashlib.sha256(source.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+CSP = (
+    f"default-src 'none'; style-src {_sha256(CSS)}; script-src {_sha256(SORT_JS)}; "
+    "img-src data:; base-uri 'none'; form-action 'none'"
+)
+"""The page's own style and script, each allowed by its hash (computed here, from the very text
+the page holds, so they cannot drift apart) and nothing else: no inline script, handler or
+``style`` attribute the data might smuggle in runs or applies (the data block's JSON is not
+run). ``frame-ancestors`` is left out: a ``<meta>`` policy ignores it, and an editor's webview
+frames the page."""
+
+
 def report_html(d: ReportData) -> str:
     """The whole page."""
-    data = json_text({"scores": d.scores, "comparisons": d.comparisons}, indent=None)
-    data = data.replace("<", "\\u003c")  # a JSON escape: no `</script>` inside the data
+    data = json_script({"scores": d.scores, "comparisons": d.comparisons})
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>qrels-lsp report: {esc(d.golden)}</title><style>{CSS}</style></head><body>",
         f"<h1>Retrieval report: {esc(d.golden)}</h1>",
@@ -111,8 +131,8 @@ def report_html(d: ReportData) -> str:
 
 
 def _run_label(i: int, run: str) -> str:
-    colour = style(i)[0]
-    return f'<span class="run"><span class="swatch" style="background:{colour}"></span>{esc(run)}</span>'
+    swatch = f"swatch s{i % len(PALETTE)}"  # the colour of style(i), by class: no style attribute
+    return f'<span class="run"><span class="{swatch}"></span>{esc(run)}</span>'
 
 
 def _means(d: ReportData) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 from pygls.lsp.server import LanguageServer
 
+from ...core.base.escape import for_log
 from ..commands import JUDGE_NEXT_COMMAND
 from ..convert import uri_of
 from ..state import State
@@ -44,7 +45,7 @@ def register(server: LanguageServer, state: State) -> None:
         pos = session.positions(uri, analysis.text)
         shown = await client.show(uri, pos.range(query.span))
         if not shown:
-            client.inform(f"Judge next: {pair.doc} for {pair.query}.")
+            client.inform(f"Judge next: {for_log(pair.doc)} for {for_log(pair.query)}.")
         return {
             "query": pair.query,
             "doc": pair.doc,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.lsp.server import LanguageServer
 
+from ...core.base.escape import for_log
 from ..commands import REPORT_COMMAND
 from ..convert import uri_of
 from ..state import State
@@ -59,5 +60,5 @@ def register(server: LanguageServer, state: State) -> None:
             client.warn(f"The report could not be written: {exc.strerror or exc}")
             return None
         if not await client.show(target.as_uri(), external=True):
-            client.inform(f"The report is written to {target}: open it in a browser.")
+            client.inform(f"The report is written to {for_log(str(target))}: open it in a browser.")
         return {"path": str(target)}
