@@ -178,7 +178,7 @@ def test_the_report_holds_the_data_as_text_and_runs_only_its_own_script(
     assert {*QIDS, *RUN_NAMES} <= strings  # read back as the very strings written
     rows = [a["data-qid"] for t, a in page.attrs if t == "tr" and "data-qid" in a]
     assert sorted(rows) == sorted(QIDS)  # each question's row names it exactly
-    titles = [a["title"] for t, a in page.attrs if t == "td" and "title" in a]
+    titles = [a["title"] for t, a in page.attrs if t == "td" and a.get("class") == "text"]
     assert sorted(titles) == sorted(f"question {p}" for p in PIECES)
     assert not any(k.startswith("on") for _t, a in page.attrs for k in a)
     # Its policy: its own style and script by their hashes, nothing inline else.

@@ -129,6 +129,33 @@ def test_the_report_in_chromium(
             missed += num_rel * (1 - values[headline])
         assert sum(causes.values()) == round(missed), (name, causes)
 
+    # At 1280 x 800 nothing scrolls sideways: the page and every table fit their boxes.
+    width, client = page["overflow"]["page"]
+    assert width <= client, page["overflow"]
+    for cls, scroll, box, right in page["overflow"]["tables"]:
+        assert scroll <= box and right <= client, (cls, scroll, box, right)
+    # The header says what the means are over; the distribution's last bin visibly ends at 1.0.
+    counted = by_name[names[0]]
+    unanswerable = len(counted["unanswerable"])
+    assert page["counts"].startswith(
+        f"{counted['n_queries'] + unanswerable} questions: {counted['n_queries']} scored, "
+        f"{unanswerable} unanswerable"
+    )
+    assert page["ticks"] == [f"{i / 10:.1f}" for i in range(11)]
+    # The verdicts: compare's, word for word (the same data: the same family).
+    words = {(c["run"], c["metric"]): c for c in compared["comparisons"]}
+    assert len(page["verdicts"]) == len(words)
+    for run_name, metric, word, shown in page["verdicts"]:
+        c = words[(run_name, metric)]
+        assert word == c["verdict"] and shown.startswith(word), (run_name, metric)
+    # By tag: the demo's tags, each with its questions and the runs' verdicts on them.
+    by_tag = cli_json(
+        server_bin, "compare", golden, "--by", "tag", "--metrics", headline, cwd=workspace
+    )
+    for tag, n, verdicts in page["tagRows"]:
+        mine = [c for c in by_tag["comparisons"] if c["tag"] == tag]
+        assert n == mine[0]["n_queries"] and verdicts == [c["verdict"] for c in mine], tag
+
     # A question id links to its text; the table sorts by a click on a header.
     assert page["linkTarget"]
     assert page["sorted"]["down"] == sorted(page["sorted"]["down"], reverse=True)

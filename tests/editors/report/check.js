@@ -42,6 +42,18 @@ const { chromium } = require('playwright-core');
     out.questions = await page.locator('table.questions tbody tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-qid'),
       Object.fromEntries([...r.querySelectorAll('td[data-run]')].map((td) => [td.getAttribute('data-run'), Number(td.getAttribute('data-value'))]))]));
     out.embedded = JSON.parse(await page.locator('#qrels-data').textContent());
+    // what a 1280 px window shows: nothing wider than the page, no table wider than its box
+    out.overflow = await page.evaluate(() => ({
+      page: [document.documentElement.scrollWidth, document.documentElement.clientWidth],
+      tables: [...document.querySelectorAll('table')].map((t) => [t.className, t.scrollWidth, t.clientWidth,
+        t.getBoundingClientRect().right]),
+    }));
+    out.verdicts = await page.locator('table.decisions td.decision').evaluateAll((tds) => tds.map((t) =>
+      [t.getAttribute('data-run'), t.getAttribute('data-metric'), t.getAttribute('data-verdict'), t.querySelector('.verdict').textContent]));
+    out.tagRows = await page.locator('table.tags tbody tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-tag'),
+      Number(r.cells[1].textContent), [...r.querySelectorAll('td.decision')].map((t) => t.getAttribute('data-verdict'))]));
+    out.ticks = await page.locator('svg.histogram text.tick.edge').evaluateAll((ts) => ts.map((t) => t.textContent));
+    out.counts = await page.locator('p.sub').first().textContent();
     // a question id is a link to its text
     const first = page.locator('table.questions tbody tr a').first();
     const target = await first.getAttribute('href');

@@ -235,11 +235,13 @@ def histogram_chart(metric: str, series: Sequence[tuple[str, Sequence[int]]]) ->
     group = (right - LEFT) / bins
     bar = group * 0.8 / max(len(series), 1)
     body = [_y_axis(0, top, ticks, right)]
+    for edge in range(bins + 1):  # ticks at the bins' edges: the last bin visibly ends at 1.0
+        body.append(
+            f'<text class="tick edge" x="{LEFT + edge * group:.1f}" y="{H - BOTTOM + 16}" '
+            f'text-anchor="middle">{edge / bins:.1f}</text>'
+        )
     for b in range(bins):
         x0 = LEFT + b * group
-        body.append(
-            f'<text class="tick" x="{x0 + group / 2:.1f}" y="{H - BOTTOM + 16}" text-anchor="middle">{b / bins:.1f}</text>'
-        )
         for n, (name, counts) in enumerate(series):
             c = counts[b]
             y = _y(c, 0, top)
@@ -252,15 +254,16 @@ def histogram_chart(metric: str, series: Sequence[tuple[str, Sequence[int]]]) ->
     body.append(_legend([name for name, _ in series], lines=False))
     return _frame(
         f"Distribution of {metric} per question",
-        f"{metric} (bins of 0.1)",
+        f"{metric} (bins of 0.1; the last one holds 1.0)",
         "questions",
         "".join(body),
         "histogram",
     )
 
 
-def judged_chart(k: int, values: Sequence[tuple[str, float]], threshold: float) -> str:
-    """Each run's mean judged@k as a bar, the warning threshold marked."""
+def judged_chart(k: int, values: Sequence[tuple[str, float]], threshold: float | None) -> str:
+    """Each run's mean judged@k as a bar, the warning threshold marked (``threshold`` None:
+    exhaustive judgments, where coverage is information, not a bar to clear)."""
     n = max(len(values), 1)
     step = (H - TOP - BOTTOM) / n
     scale = W - LEFT - RIGHT - 200
@@ -275,11 +278,12 @@ def judged_chart(k: int, values: Sequence[tuple[str, float]], threshold: float) 
             f'<text x="{LEFT + 122 + scale * v:.1f}" y="{y + step * 0.45:.1f}">{v:.2f}</text>'
             f"<title>{esc(name)}: judged@{k} = {v:.4f}</title></g>"
         )
-    tx = LEFT + 116 + scale * threshold
-    body.append(
-        f'<line class="k-mark" x1="{tx:.1f}" x2="{tx:.1f}" y1="{TOP}" y2="{H - BOTTOM}"/>'
-        f'<text class="k-label" x="{tx + 4:.1f}" y="{H - BOTTOM - 4}">min_judged {threshold:g}</text>'
-    )
+    if threshold is not None:
+        tx = LEFT + 116 + scale * threshold
+        body.append(
+            f'<line class="k-mark" x1="{tx:.1f}" x2="{tx:.1f}" y1="{TOP}" y2="{H - BOTTOM}"/>'
+            f'<text class="k-label" x="{tx + 4:.1f}" y="{H - BOTTOM - 4}">min_judged {threshold:g}</text>'
+        )
     return _frame(
         f"judged@{k}: the share of each run's top {k} that is judged",
         f"judged@{k}",

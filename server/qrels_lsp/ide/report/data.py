@@ -15,6 +15,7 @@ from ...core.compare import Comparisons
 from ...core.formats.corpus import Corpus
 from ...core.metrics import evaluate, parse_metric
 from ...core.project.analysis import QrelsContext, RunResult
+from ...core.project.comparing import compare_by_tag, restricted_runs, tagged
 from ...core.project.judging import mean_judged
 from ...core.search.quality import CAUSES, miss_causes
 from ..documents import comparisons_document, scores_document
@@ -48,6 +49,14 @@ class ReportData:
     causes: dict[str, dict[str, int]] | None  # run -> cause -> relevant documents missed
     min_judged: float = 0.9
     questions: list[Question] = field(default_factory=list)
+    scored: int = 0  # questions in the means
+    unanswerable: int = 0  # left out of them on purpose
+    judgments: str = ""  # how complete the judgments are, in words (coverage/judgments.py)
+    gates: bool = True  # whether coverage may block a decision (pooled judgments)
+    tags: dict[str, Comparisons] = field(default_factory=dict)  # each tag's comparison
+    tag_means: dict[str, dict[str, float]] = field(default_factory=dict)  # tag -> run -> headline
+    tag_sizes: dict[str, int] = field(default_factory=dict)  # tag -> its questions
+    decisions: Comparisons | None = None  # the comparison the verdicts are read from
 
 
 def report_data(
@@ -69,6 +78,12 @@ def report_data(
     ]
     corpus = ctx.corpus if isinstance(ctx.corpus, Corpus) else None
     values = {r.name: _values(ctx, r, headline) for r in runs}
+    tagged_questions = tagged(ctx)
+    tags = compare_by_tag(ctx, runs, base, [headline]) if base is not None and len(runs) > 1 else {}
+    tag_means = {
+        tag: {r.name: r.evaluation.mean.get(headline, 0.0) for r in restricted_runs(runs, qids)}
+        for tag, qids in tagged_questions.items()
+    }
     return ReportData(
         golden=ctx.path.name,
         golden_uri=ctx.path.as_uri(),
@@ -86,6 +101,14 @@ def report_data(
         causes={r.name: _causes(ctx, r, corpus) for r in runs} if corpus is not None else None,
         min_judged=ctx.min_judged,
         questions=questions,
+        scored=len([q for q in ctx.grades if q not in ctx.unanswerable]),
+        unanswerable=len(ctx.unanswerable),
+        judgments=ctx.judgments.describe(),
+        gates=ctx.judgments.gates,
+        tags=dict(tags),
+        tag_means=tag_means,
+        tag_sizes={tag: len(qids) for tag, qids in tagged_questions.items()},
+        decisions=comparisons,
     )
 
 

@@ -11,7 +11,9 @@ import hashlib
 
 from ...core.base.escape import html_text as esc
 from ...core.base.escape import json_script
+from ...core.compare import Comparison
 from ...core.search.quality import CAUSES
+from ..compare import interval_text, p_text, verdict
 from .charts import PALETTE, curve_chart, histogram_chart, judged_chart, strip_chart
 from .data import ReportData
 
@@ -33,6 +35,14 @@ th { background: #f6f8fa; cursor: pointer; user-select: none; position: sticky; 
 th:first-child, td:first-child, td.text, table.questions th:nth-child(2) { text-align: left; }
 th[aria-sort="ascending"]::after { content: " ▲"; } th[aria-sort="descending"]::after { content: " ▼"; }
 td.text { color: #444; max-width: 320px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+table.questions { table-layout: fixed; font-size: 12px; }
+table.questions th, table.questions td { padding: 3px 4px; overflow-wrap: anywhere; }
+table.questions th:first-child { width: 13%; } table.questions th:nth-child(2) { width: 20%; }
+table.questions td.text { max-width: none; }
+table.decisions, table.tags { table-layout: fixed; font-size: 12px; }
+table.decisions th, table.decisions td, table.tags th, table.tags td { padding: 3px 4px; overflow-wrap: anywhere; }
+.verdict.better { color: #00734f; } .verdict.worse { color: #b34700; }
+td.decision small { color: #555; display: block; }
 .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border-radius: 2px; }
 .win { color: #00734f; } .loss { color: #b34700; }
 dl.questions dt { font-weight: 600; margin-top: 6px; } dl.questions dd { margin: 0 0 0 16px; color: #333; }
@@ -89,11 +99,13 @@ def report_html(d: ReportData) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>qrels-lsp report: {esc(d.golden)}</title><style>{CSS}</style></head><body>",
         f"<h1>Retrieval report: {esc(d.golden)}</h1>",
-        f'<p class="sub">{len(d.questions)} questions · k = {d.k} · runs: '
+        f'<p class="sub">{_counts(d)} · k = {d.k} · runs: '
         + ", ".join(_run_label(i, r) for i, r in enumerate(d.runs))
         + (f" · compared with {esc(d.base)}" if d.base else "")
         + "</p>",
         _means(d),
+        _decisions(d),
+        _tags(d),
         "<h2>Curves</h2>",
         '<div class="grid">',
         curve_chart(
@@ -116,9 +128,10 @@ def report_html(d: ReportData) -> str:
         parts.append("</div>")
     parts += [
         "<h2>Distribution and coverage</h2>",
+        f'<p class="sub judgments">{esc(d.judgments[0].upper() + d.judgments[1:])}.</p>',
         '<div class="grid">',
         histogram_chart(d.headline, [(r, d.histograms[r]) for r in d.runs]),
-        judged_chart(d.k, [(r, d.judged[r]) for r in d.runs], d.min_judged),
+        judged_chart(d.k, [(r, d.judged[r]) for r in d.runs], d.min_judged if d.gates else None),
         "</div>",
         _causes(d),
         _questions_table(d),
@@ -128,6 +141,96 @@ def report_html(d: ReportData) -> str:
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _counts(d: ReportData) -> str:
+    """`36 questions: 33 scored, 3 unanswerable`: what every mean below is over."""
+    total = len(d.questions)
+    skipped = total - d.scored - d.unanswerable
+    parts = [f"{d.scored} scored"]
+    if d.unanswerable:
+        parts.append(f"{d.unanswerable} unanswerable (not in the means)")
+    if skipped > 0:
+        parts.append(f"{skipped} not scored (left out of the file's judgments)")
+    return f"{total} question{'s' * (total != 1)}: " + ", ".join(parts)
+
+
+def _verdict_cell(c: Comparison, alpha: float) -> str:
+    """One comparison's verdict, the word first, what it rests on under it, and every statistic
+    labelled in the cell's title (the interval and the unadjusted p are unadjusted)."""
+    title = (
+        f"p (Holm) {p_text(c.p_adjusted, alpha)}; p (unadjusted) "
+        f"{p_text(c.p_randomization, alpha)}; 95% interval (unadjusted) "
+        f"{interval_text(c.ci95, 4)}; {c.wins}W {c.losses}L {c.ties}T over {c.n_queries}"
+    )
+    return (
+        f'<td class="decision" data-run="{esc(c.run)}" data-metric="{esc(c.metric)}" '
+        f'data-verdict="{esc(c.verdict)}" title="{esc(title)}">'
+        f'<span class="verdict {esc(c.verdict.split()[0])}">{esc(verdict(c))}</span>'
+        f"<small>{c.delta:+.4f} · p {p_text(c.p_adjusted, alpha)} (Holm)</small></td>"
+    )
+
+
+def _decisions(d: ReportData) -> str:
+    """Each run against the base, a cell per metric: the verdict (docs/compare.md)."""
+    family = d.decisions
+    if family is None or not family.items:
+        return ""
+    metrics = list(dict.fromkeys(c.metric for c in family.items))
+    head = "".join(f"<th>{esc(m)}</th>" for m in metrics)
+    rows = []
+    for run in dict.fromkeys(c.run for c in family.items):
+        cells = "".join(
+            _verdict_cell(c, family.alpha) for m in metrics if (c := family.get(run, m)) is not None
+        )
+        rows.append(f'<tr data-run="{esc(run)}"><td>{esc(run)}</td>{cells}</tr>')
+    return (
+        f"<h2>Against {esc(family.base)}: the verdicts</h2>"
+        f'<p class="sub">Over {family.n_queries} questions, paired. Better or worse when the '
+        f"randomization test's p, adjusted with Holm over the {len(family.items)} comparisons "
+        f"here, is below {family.alpha:g}; otherwise no difference detected when the questions "
+        "are enough to detect a difference of "
+        f"{family.min_difference if family.min_difference is not None else 'the observed size'}"
+        ", else too few questions to tell. Hover a cell for the unadjusted p and interval.</p>"
+        f'<table class="decisions"><thead><tr><th>run</th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _tags(d: ReportData) -> str:
+    """Each tag's questions alone: their count, each run's headline mean, and the verdict of
+    each run against the base on them (a family per tag; too few to decide short of needed)."""
+    if not d.tag_sizes:
+        return ""
+    runs = "".join(f"<th>{esc(r)}</th>" for r in d.runs)
+    others = [r for r in d.runs if r != d.base]
+    verdicts = (
+        "".join(f"<th>{esc(r)} vs {esc(d.base or '')}</th>" for r in others) if d.tags else ""
+    )
+    rows = []
+    for tag, n in d.tag_sizes.items():
+        means = "".join(
+            f'<td data-run="{esc(r)}" data-value="{d.tag_means[tag][r]!r}">'
+            f"{d.tag_means[tag][r]:.4f}</td>"
+            for r in d.runs
+        )
+        family = d.tags.get(tag)
+        cells = ""
+        if family is not None:
+            cells = "".join(
+                _verdict_cell(c, family.alpha)
+                for r in others
+                if (c := family.get(r, d.headline)) is not None
+            )
+        rows.append(f'<tr data-tag="{esc(tag)}"><td>{esc(tag)}</td><td>{n}</td>{means}{cells}</tr>')
+    return (
+        f"<h2>By tag ({esc(d.headline)})</h2>"
+        '<p class="sub">Each tag\'s questions alone, as if the golden set held no others; each '
+        "tag's comparison is a family of its own, and says too few to decide where the tag has "
+        "fewer questions than the power analysis needs.</p>"
+        f'<table class="tags"><thead><tr><th>tag</th><th>questions</th>{runs}{verdicts}</tr>'
+        f"</thead><tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def _run_label(i: int, run: str) -> str:
