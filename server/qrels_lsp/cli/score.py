@@ -260,28 +260,36 @@ def _results(
 
 def named_runs(named: list[Path], project: Project, ctx: QrelsContext) -> list[RunResult]:
     """The runs named on the command line, scored: a file, or the name of one of the golden
-    set's runs (``dense``; ``bm25`` for its BM25 baseline); none named: the golden set's runs."""
+    set's runs (``dense``; ``bm25`` for its BM25 baseline; a fused run, whose baseline, if it
+    fuses it, is built for it); none named: the golden set's runs."""
+    from ..core.project.comparing import find_run
+
     if not named:
         return [project.score_run(ctx, p, fast=True) for p in ctx.run_paths]
-    bound: dict[str, RunResult] | None = None
+    bound: list[RunResult] | None = None
     out = []
     for arg in named:
         if arg.exists():
             out.append(project.score_run(ctx, arg.resolve(), fast=True))
             continue
         if bound is None:
-            bound = {r.name: r for r in project.golden_runs(ctx)}
-        found = bound.get(str(arg)) or (
-            project.baseline(ctx, build=True) if str(arg) == "bm25" else None
-        )
+            bound = _every_run(project, ctx)
+        found = find_run(bound, str(arg))
         if found is None:
-            names = ", ".join(sorted(bound)) or "none"
+            names = ", ".join(sorted({r.name for r in bound if not r.error})) or "none"
             raise UsageError(
                 f"run {arg}: no such file, and no run of {ctx.path.name} has that name "
                 f"(its runs: {names})"
             )
         out.append(found)
     return out
+
+
+def _every_run(project: Project, ctx: QrelsContext) -> list[RunResult]:
+    """Every run a name on the command line may mean: the golden set's runs, its BM25 baseline
+    (built now, with progress on a terminal: a fusion of it needs it too) and its fused runs."""
+    runs = [project.score_run(ctx, p, fast=True) for p in ctx.run_paths]
+    return project.context_runs(ctx, runs, baseline=project.config.bm25_baseline, build=True)
 
 
 def _entries(results: list[RunResult]) -> list[tuple[Path, Role, int | None]]:
