@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,10 +36,18 @@ def add(sub: Any) -> None:
         "by the file's name)",
     )
     v.add_argument("--name", help="the run's name (a TREC run's tag column, a run YAML's `name:`)")
-    v.add_argument("--corpus", help="a converted golden set's `corpus:` (relative to it)")
+    v.add_argument(
+        "--corpus",
+        help="a converted golden set's corpus (a path from here, written relative to the output; "
+        "default: a BEIR dataset's corpus.jsonl)",
+    )
     v.add_argument("-k", type=int, help="a converted golden set's `k:`")
     v.add_argument(
-        "--runs", action="append", default=[], help="a converted golden set's `runs:` (repeat)"
+        "--runs",
+        action="append",
+        default=[],
+        help="a converted golden set's `runs:` (paths or globs from here, written relative to the "
+        "output; repeat)",
     )
     v.add_argument("--qrels", help="a converted run YAML's `qrels:`: the golden set it answers")
     allow_outside(v)
@@ -53,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
     out_name = args.output.name.lower()
     to_yaml = out_name.endswith((".yaml", ".yml"))
     # the files read (--topics is read only for a golden set, written otherwise)
-    workspace_of(args, [args.input, *([args.topics] if to_yaml and args.topics else [])])
+    workspace = workspace_of(
+        args, [args.input, *([args.topics] if to_yaml and args.topics else [])]
+    )
     text, message = read_text(args.input)
     if text is None:
         raise UsageError(f"cannot read {args.input}: {message}")
@@ -63,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             "both sides are YAML: write to a .trec/.qrels/.txt file to convert to TREC"
         )
+    if kind == "beir-qrels" and to_yaml:
+        _beir_dataset(args, workspace)
     target = _target(args, found.role if found is not None else None, to_yaml)
     topics_in = _maybe_read(args.topics) if to_yaml else None
     try:
@@ -73,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
             topics_text_in=topics_in,
             target=target,
             topics_name=args.topics.name if args.topics is not None else "",
+            beir=not to_yaml and out_name.endswith(".tsv"),
         )
     except convert.ConversionError as exc:
         raise UsageError(str(exc)) from exc
@@ -105,6 +119,31 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _beir_dataset(args: argparse.Namespace, workspace: list[Path]) -> None:
+    """A BEIR ``qrels/<split>.tsv`` brings its dataset's questions (``queries.jsonl``) and
+    corpus (``corpus.jsonl``) into the golden set, unless ``--topics`` and ``--corpus`` say
+    otherwise: score and check find them beside the qrels, and so must the converted file."""
+    from ..core.base.boundary import Boundary
+    from ..core.formats.beir_layout import beir_dataset
+
+    boundary = Boundary.everywhere() if args.allow_outside else Boundary.of(workspace)
+    dataset = beir_dataset(args.input.absolute(), boundary.allows)
+    if dataset is None:
+        return
+    if args.topics is None and dataset.queries is not None:
+        args.topics = dataset.queries
+        print(f"questions from {log_text(dataset.queries)}", file=sys.stderr)
+    if args.corpus is None and dataset.corpus is not None:
+        args.corpus = str(dataset.corpus)
+
+
+def _from_output(args: argparse.Namespace, path: str) -> str:
+    """A path given from the current folder, as the output file must say it: relative to the
+    output's folder (a glob's pattern too: the rewrite is lexical), with `/`."""
+    here = Path.cwd() / path
+    return Path(os.path.relpath(here, args.output.absolute().parent)).as_posix()
+
+
 def _maybe_read(path: Path | None) -> str | None:
     if path is None:
         return None
@@ -131,8 +170,10 @@ def _target(args: argparse.Namespace, role: str | None, to_yaml: bool) -> Target
     if args.qrels is not None and not (to_yaml and role == "run"):
         raise UsageError("--qrels: only for a run YAML output")
     default = args.input.name.split(".")[0] or "run"
+    corpus = _from_output(args, args.corpus) if args.corpus is not None else None
+    runs = tuple(_from_output(args, r) for r in args.runs)
     return Target(
-        golden=GoldenHeader(args.corpus, args.k, tuple(args.runs)),
+        golden=GoldenHeader(corpus, args.k, runs),
         qrels=args.qrels,
         name=args.name,
         default_name=default,

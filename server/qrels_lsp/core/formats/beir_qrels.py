@@ -69,6 +69,18 @@ def parse_beir_qrels(text: str) -> Qrels:
     return b.qrels
 
 
+HEADER = "query-id\tcorpus-id\tscore"
+
+
+def beir_qrels_text(qrels: Qrels) -> str:
+    """``qrels`` as BEIR's TSV, header first (a query without judgments has no line): what
+    ``qrels/<split>.tsv`` of a BEIR dataset holds, so a golden set goes back where it came from."""
+    lines = [HEADER]
+    for qid, query in qrels.queries.items():
+        lines += [f"{qid}\t{doc}\t{grade}" for doc, grade in query.grades().items()]
+    return "\n".join(lines) + "\n"
+
+
 def add_judgment(
     text: str, qid: str, doc: str, grade: int, block: Span | None = None
 ) -> list[TextEdit]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ..model import Qrels, Run
 from . import get
+from .beir_qrels import beir_qrels_text
 from .golden_write import GoldenHeader, golden_text
 from .run_yaml import run_yaml_text
 from .topics import parse_topics, topics_kind, topics_text
@@ -43,18 +44,21 @@ def convert(
     topics_text_in: str | None,
     target: Target = Target(),
     topics_name: str = "",
+    beir: bool = False,
 ) -> tuple[str, str | None]:
     """(converted text, topics text or None). Refuses input with errors rather than guess.
 
     ``topics_name`` is the topics file's name: its suffix says how the topics are written or
-    read (``.jsonl``, ``.tsv``, else TREC ``<top>``; read, an unknown name goes by content)."""
+    read (``.jsonl``, ``.tsv``, else TREC ``<top>``; read, an unknown name goes by content).
+    ``beir``: judgments are written as BEIR's qrels TSV rather than TREC qrels."""
     fmt = get(kind) if kind is not None else None
-    if fmt is not None and fmt.role == "qrels" and not to_yaml and fmt.name != "trec-qrels":
+    wanted = "beir-qrels" if beir else "trec-qrels"
+    if fmt is not None and fmt.role == "qrels" and not to_yaml and fmt.name != wanted:
         qrels = fmt.parse(text)
         assert isinstance(qrels, Qrels)
         _refuse_errors(qrels.findings)
         written = topics_text(_questions(qrels), topics_kind(topics_name)) if fmt.yaml else None
-        return trec_qrels_text(qrels), written
+        return (beir_qrels_text(qrels) if beir else trec_qrels_text(qrels)), written
     if fmt is not None and fmt.role == "qrels" and not fmt.yaml and to_yaml:
         qrels = fmt.parse(text)
         assert isinstance(qrels, Qrels)
