@@ -268,3 +268,37 @@ async def test_editing_a_judgment_updates_the_comparison(
             assert m["delta"] == f"{c['delta']:+.2f}"
             assert m["verdict"].startswith(c["verdict"]) and m["p"] == p_text(c["p_adjusted"])
             assert (int(m["w"]), int(m["l"]), int(m["t"])) == (c["wins"], c["losses"], c["ties"])
+
+
+@pytest.mark.asyncio
+async def test_the_first_lines_hover_answers_per_tag(
+    client: LanguageClient, ws: Workspace, tmp_path: Path
+) -> None:
+    """The demo tags its account and billing questions: the hover has a row per tag and run,
+    with `compare --by tag`'s verdicts (each tag a family of its own)."""
+    uri = await open_doc(client, ws, GOLDEN)
+    await diagnostics(client, uri, version=1)
+    top = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=0, character=0),
+        )
+    )
+    assert top is not None and isinstance(top.contents, types.MarkupContent)
+    config = tmp_path / "outside.toml"
+    config.write_text("bm25_baseline = false\n", encoding="utf-8")
+    out = subprocess.run(
+        [*CLI, "compare", str(ws.root / GOLDEN), "--config", str(config), "--by", "tag",
+         "--metrics", "recall@5", "--format", "json"],
+        capture_output=True, text=True, check=True, cwd=ws.root,
+    )  # fmt: skip
+    tagged = [c for c in json.loads(out.stdout)["comparisons"] if c["tag"] is not None]
+    assert {c["tag"] for c in tagged} == {"account", "billing"}
+    rows = [
+        r for r in top.contents.value.splitlines() if r.startswith(("| account |", "| billing |"))
+    ]
+    assert len(rows) == len(tagged)
+    for row, c in zip(rows, tagged, strict=True):
+        cells = [x.strip() for x in row.strip("|").split("|")]
+        assert cells[:3] == [c["tag"], str(c["n_queries"]), c["run"]]
+        assert cells[3].startswith(c["verdict"]) and cells[4] == f"{c['delta']:+.4f}"

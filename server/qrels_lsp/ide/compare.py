@@ -241,3 +241,24 @@ def tags_markdown(tags: Mapping[str, Comparisons]) -> str:
         out += ["", f"**{md_text(tag)}** ({n} question{'s' * (n != 1)})", ""]
         out += comparison_table(family.items, family.alpha, with_run=True)
     return "\n".join(out)
+
+
+def tag_summary(tags: Mapping[str, Comparisons]) -> str:
+    """The first line's hover, per tag: a row per tag and run, the verdict first (the tag's own
+    family; too few to decide where it has fewer questions than needed)."""
+    if not tags:
+        return ""
+    metric = next((c.metric for family in tags.values() for c in family.items), "")
+    out = [
+        f"**By tag** ({md_text(metric)}; each tag's questions alone, a family of its own)",
+        "",
+        "| tag | questions | run | verdict | delta | p (Holm) |",
+        "| --- | ---: | --- | --- | ---: | ---: |",
+    ]
+    for tag, family in tags.items():
+        for c in family.items:
+            out.append(
+                f"| {md_cell(tag)} | {family.n_queries} | {md_cell(c.run)} | {md_cell(verdict(c))} "
+                f"| {c.delta:+.4f} | {p_text(c.p_adjusted, family.alpha)} |"
+            )
+    return "\n".join(out)

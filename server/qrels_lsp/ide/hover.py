@@ -12,7 +12,9 @@ from ..core.formats import get
 from ..core.formats.corpus import Corpus, CorpusError
 from ..core.model import Qrels, Query, Run
 from ..core.project.analysis import Analysis, Project, QrelsContext
+from ..core.project.comparing import compare_by_tag, tagged
 from ..core.search.quality import quality_notes
+from .compare import tag_summary
 from .judging import Judging, pair_markdown, pending
 from .lenses import comparison_report, top_groups
 from .locate import Target, locate, rank_in
@@ -55,6 +57,24 @@ def _means(project: Project, analysis: Analysis) -> str | None:
     return md_text(run_header_title(ctx, analysis.runs[0])) if analysis.runs else None
 
 
+TAG_HOVER_MAX = 20_000
+"""Questions up to which the first line's hover compares each tag (a family of resamples per
+tag, made on the hover); past it the hover says where to ask (`compare --by tag`)."""
+
+
+def _by_tag(analysis: Analysis) -> str:
+    """Each tag's runs against the base on the headline metric, for a golden set with tags."""
+    ctx, base = analysis.context, analysis.base
+    if ctx is None or base is None or not isinstance(analysis.model, Qrels):
+        return ""
+    runs = [r for r in analysis.runs if not r.error]
+    if len(runs) < 2 or not tagged(ctx):
+        return ""
+    if len(ctx.grades) > TAG_HOVER_MAX:
+        return f"*By tag: `qrels-lsp compare {md_text(ctx.path.name)} --by tag`.*"
+    return tag_summary(compare_by_tag(ctx, runs, base, [f"recall@{ctx.k}"]))
+
+
 def _judging(
     project: Project, analysis: Analysis, ctx: QrelsContext, query: Query, judging: Judging | None
 ) -> list[str]:
@@ -79,7 +99,8 @@ def hover_text(
         blind = ctx is not None and ctx.blind_judging  # no system's numbers while judging
         compared = "" if blind else comparison_report(project, analysis)
         fused = "" if blind else "  \n".join(fusion_notes(analysis.runs))
-        parts = [read_as if means is None else f"{read_as}  \n{means}", fused, compared]
+        tags = "" if blind else _by_tag(analysis)
+        parts = [read_as if means is None else f"{read_as}  \n{means}", fused, compared, tags]
         return "\n\n".join(p for p in parts if p)
     if target.kind == "query":
         assert target.qid is not None
