@@ -234,7 +234,7 @@ def test_the_golden_sets_compare_to_and_the_baseline_on_the_demo(tmp_path: Path)
     shutil.copytree(EXAMPLES, tmp_path / "demo")
     golden = tmp_path / "demo" / "support.qrels.yaml"
     default = compare(golden)  # a corpus: the BM25 baseline is the base
-    assert default["base"] == "bm25 (baseline)"
+    assert default["base"] == "bm25 (built-in)"
     assert {c["run"] for c in default["comparisons"]} == {
         "bm25",
         "dense",
@@ -250,7 +250,7 @@ def test_the_golden_sets_compare_to_and_the_baseline_on_the_demo(tmp_path: Path)
         "bm25",
         "passages",
         "hybrid",
-        "bm25 (baseline)",
+        "bm25 (built-in)",
         "rrf",
     }
     table = qrels_lsp("compare", golden, "--metrics", METRICS, cwd=golden.parent)

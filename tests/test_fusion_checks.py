@@ -109,7 +109,7 @@ fusions:
   - {name: again, method: combsum, runs: [both, scores, bm25]}"""
     a = analyse(workspace(tmp_path, keys))
     names = [r.name for r in a.runs]
-    assert names[-2:] == ["both", "again"] and "bm25 (baseline)" in names
+    assert names[-2:] == ["both", "again"] and "bm25 (built-in)" in names
     assert [f.code for f in a.findings if f.code.startswith(("QR11", "QR2"))] == []
     both = next(r for r in a.runs if r.name == "both")
     assert both.fusion is not None and not both.from_file

@@ -49,7 +49,7 @@ def score(path: Path, tmp_path: Path, *more: str, seconds: float = SECONDS) -> B
         seconds=seconds,
     )
     assert result.returncode == 0, result.stderr
-    assert "bm25 (baseline)" in result.stdout
+    assert "bm25 (built-in)" in result.stdout
     return result
 
 

@@ -143,6 +143,7 @@ def test_every_yaml_code_has_a_fixture() -> None:
     covered.add("QR114")  # clashing stems in a folder corpus: tests/test_formats_users_have.py
     covered.add("QR115")  # `compare_to:` naming no run: tests/lsp/test_compare_lenses.py
     covered.add("QR120")  # judgments read as exhaustive or pooled: tests/test_judgments.py
+    covered |= {"QR121", "QR210"}  # runs of one name: tests/test_run_names.py
     # fusions (QR116-QR119) and runs of chunks (QR208, QR209): tests/test_fusion_checks.py
     covered |= {"QR116", "QR117", "QR118", "QR119", "QR208", "QR209"}
     mine = {c for c in CODES if c.startswith(("QR0", "QR1", "QR2")) and c not in ("QR006", "QR204")}

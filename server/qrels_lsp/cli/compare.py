@@ -72,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
     comparisons = _compare(args, ctx, runs, base)
     tags = _by_tag(args, ctx, runs, base) if args.by == "tag" else None
     print(render(comparisons, args.format, ctx, tags), end="")
+    if args.format == "table":
+        from ..core.project.naming import baseline_notes
+
+        for note in baseline_notes(runs, ctx.k):
+            print(f"\nnote: {log_text(note)}")
     return 0
 
 

@@ -141,7 +141,8 @@ def _from_output(args: argparse.Namespace, path: str) -> str:
     """A path given from the current folder, as the output file must say it: relative to the
     output's folder (a glob's pattern too: the rewrite is lexical), with `/`."""
     here = Path.cwd() / path
-    return Path(os.path.relpath(here, args.output.absolute().parent)).as_posix()
+    written = Path(os.path.relpath(here, args.output.absolute().parent)).as_posix()
+    return written + "/" if path.endswith(("/", os.sep)) and written != "." else written
 
 
 def _maybe_read(path: Path | None) -> str | None:

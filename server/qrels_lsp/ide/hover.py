@@ -13,6 +13,7 @@ from ..core.formats.corpus import Corpus, CorpusError
 from ..core.model import Qrels, Query, Run
 from ..core.project.analysis import Analysis, Project, QrelsContext
 from ..core.project.comparing import compare_by_tag, tagged
+from ..core.project.naming import baseline_notes
 from ..core.search.quality import quality_notes
 from .compare import tag_summary
 from .judging import Judging, pair_markdown, pending
@@ -98,7 +99,10 @@ def hover_text(
         read_as = f"Read as {get(analysis.kind).display}."
         blind = ctx is not None and ctx.blind_judging  # no system's numbers while judging
         compared = "" if blind else comparison_report(project, analysis)
-        fused = "" if blind else "  \n".join(fusion_notes(analysis.runs))
+        notes = [] if blind else fusion_notes(analysis.runs)
+        if not blind and ctx is not None:
+            notes += [md_text(n) for n in baseline_notes(analysis.runs, ctx.k)]
+        fused = "  \n".join(notes)
         tags = "" if blind else _by_tag(analysis)
         parts = [read_as if means is None else f"{read_as}  \n{means}", fused, compared, tags]
         return "\n\n".join(p for p in parts if p)

@@ -97,7 +97,9 @@ class RunInputs:
     budget: SuggestionBudget
     beside: tuple[str, ...] = ()
     chunks: ChunkRule | None = None
-    name: str = ""  # the run's name, as lenses call it
+    name: str = ""  # the run's name, as its file says it
+    namesakes: tuple[str, ...] = ()  # the golden set's other run files of that name
+    shown: str = ""  # the name it is shown by, then (core/project/naming.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from . import (
     linkage,
     run_chunks,
     run_missing_query,
+    run_name_clash,
     run_short_ranking,
     run_unbound,
     run_unknown_document,
@@ -39,4 +40,5 @@ RUN_CHECKS: tuple[RunCheck, ...] = (
     run_unknown_document.CHECK,
     run_chunks.CHECK,
     run_missing_query.CHECK,
+    run_name_clash.CHECK,
 )

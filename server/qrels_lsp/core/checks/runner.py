@@ -138,11 +138,14 @@ def check_run(
     beside: tuple[str, ...] = (),
     chunks: ChunkRule | None = None,
     name: str = "",
+    namesakes: tuple[str, ...] = (),
+    shown: str = "",
 ) -> list[Finding]:
     """Checks of a run against the golden set it answers (``qrels``) and its corpus."""
     _, _, run_checks = _registry()
     known = corpus if isinstance(corpus, Corpus) else None
     inputs = RunInputs(
-        run, text, qrels, known, k, level, unbound_reason, SuggestionBudget(), beside, chunks, name
-    )
+        run, text, qrels, known, k, level, unbound_reason, SuggestionBudget(), beside, chunks, name,
+        namesakes, shown or name,
+    )  # fmt: skip
     return [f for c in run_checks for f in c.run(inputs)]

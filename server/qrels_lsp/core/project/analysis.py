@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -58,6 +58,7 @@ from .config import Config, QrelsBinding
 from .fusing import resolve as resolve_fusion
 from .incremental import EntryEdit, reparse
 from .judging import pool_of
+from .naming import QR121, Clash, clashing, distinct
 
 if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
     from ..compare.comparison import Comparer
@@ -902,7 +903,7 @@ class Project:
                 loading = [p.name for p, _text, _fmt in pending.runs] if pending else []
             else:
                 runs = []
-                self.fused_runs(own, self._named_runs(own), fused, make=False)
+                self.fused_runs(own, self._named_runs(own, fused), fused, make=False)
             found += fused + self._chunk_findings(own, runs)
             # Why a listed run cannot be scored: from its scoring, or (`check`, which scores
             # nothing) from reading it.
@@ -953,6 +954,7 @@ class Project:
             gkind, _gtext, gmodel, _gerr = self.load(golden_path)
             if gkind is not None and isinstance(gmodel, Qrels):
                 ctx = self.context(golden_path, gkind, gmodel)
+        namesakes, shown = self._namesakes(ctx, path, run_name(path, model))
         found += check_run(
             model,
             ctx.qrels if ctx else None,
@@ -964,10 +966,33 @@ class Project:
             beside=self._golden_beside(path) if ctx is None else (),
             chunks=ctx.chunks if ctx else None,
             name=run_name(path, model),
+            namesakes=namesakes,
+            shown=shown,
         )
         runs = [self.score_run(ctx, path)] if ctx is not None else []
+        if runs and shown != runs[0].name:
+            runs = [replace(runs[0], name=shown)]
         found += _replacement_characters(text)
         return Analysis(path, kind, text, self._suppress(found, text), model, ctx, runs)
+
+    def _namesakes(
+        self, ctx: QrelsContext | None, path: Path, name: str
+    ) -> tuple[tuple[str, ...], str]:
+        """The golden set's other run files named ``name`` (relative to the golden set), and
+        the name this run is shown by (naming.py's rule, on the names the files give)."""
+        if ctx is None:
+            return (), name
+        mine = resolve(path)
+        named = [(resolve(p), self._name_of(p)) for p in ctx.run_paths]
+        if mine not in {p for p, _ in named}:
+            named.append((mine, name))
+        taken = (BASELINE_NAME,) if self.config.bm25_baseline else ()
+        labels = clashing(named, taken).get(name)
+        if labels is None:
+            return (), name
+        root = ctx.path.parent
+        others = tuple(_relative_to(p, root) for p in labels if p != mine)
+        return others, labels.get(mine, name)
 
     def compare(self, analysis: Analysis) -> Comparisons | None:
         """The comparison of a golden set's runs with its base (kept on ``analysis``); for a
@@ -1084,7 +1109,9 @@ class Project:
         ``problems`` (findings in the golden set); a fusion naming one of ``loading`` (runs still
         being read) waits for it."""
         build = self.build_indexes if build is None else build
-        out = list(runs)
+        out, clashes = distinct(runs, (BASELINE_NAME,) if baseline else ())
+        if problems is not None:
+            problems += [_clash(ctx, c) for c in clashes]
         shown = self.baseline(ctx, build=build) if baseline else None
         if shown is not None:
             out.append(shown)
@@ -1223,13 +1250,19 @@ class Project:
         _kind, _text, model, _error = self.load(path, role="run")
         return run_name(path, model if isinstance(model, Run) else None)
 
-    def _named_runs(self, ctx: QrelsContext) -> list[RunResult]:
+    def _named_runs(
+        self, ctx: QrelsContext, problems: list[Finding] | None = None
+    ) -> list[RunResult]:
         """The golden set's runs by name, unscored (what ``check`` checks fusions against), and
-        its BM25 baseline when it has a corpus (its index is not built for that)."""
+        its BM25 baseline when it has a corpus (its index is not built for that); names that
+        clash are said in ``problems`` (QR121), as the scored list says them."""
         out = []
         for p in ctx.run_paths:
             run, rankings, error, name = self.read_run(p, fast=True)
             out.append(RunResult(resolve(p), name, run, Evaluation(), error, rankings))
+        out, clashes = distinct(out, (BASELINE_NAME,) if self.config.bm25_baseline else ())
+        if problems is not None:
+            problems += [_clash(ctx, c) for c in clashes]
         if self.config.bm25_baseline and isinstance(ctx.corpus, Corpus):
             out.append(
                 RunResult(ctx.path, BASELINE_NAME, None, Evaluation(), None, {}, baseline=True)
@@ -1326,6 +1359,23 @@ def _fusions(qrels: Qrels, binding: QrelsBinding | None, config: Config) -> list
     if binding is not None and binding.fusions is not None:
         return list(binding.fusions)
     return list(config.fusions)
+
+
+def _relative_to(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _clash(ctx: QrelsContext, clash: Clash) -> Finding:
+    """QR121 where the golden set names the first of the clashing runs (its `runs:` entry)."""
+    first = clash.paths[0]
+    span = next(
+        (r.span for r in ctx.qrels.runs if first in ctx.run_matches.get(r.value, ())),
+        Span(0, 0),
+    )
+    return finding(QR121, span, clash.message(ctx.path.parent))
 
 
 def _judgments_stated(

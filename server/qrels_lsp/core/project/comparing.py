@@ -29,7 +29,7 @@ QR115 = declare(
     "`compare_to` names no run of this golden set: runs are compared with the default base.",
 )
 
-BASELINE_ALIASES = ("bm25", "baseline", "bm25 (baseline)")
+BASELINE_ALIASES = ("bm25", "baseline", "built-in", "bm25 (built-in)", "bm25 (baseline)")
 """What `compare_to` may call the BM25 baseline (its shown name has a space and parentheses)."""
 
 

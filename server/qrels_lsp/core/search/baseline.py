@@ -23,7 +23,9 @@ from .tokens import tokenize
 if TYPE_CHECKING:  # numpy stays out of the import path until an index is built
     from .bm25 import BM25Index
 
-BASELINE_NAME = "bm25 (baseline)"
+BASELINE_NAME = "bm25 (built-in)"
+"""The built-in baseline's name: never mistaken for a run file someone called `bm25` (which
+ranks with another tokenizer, other fields, other parameters: its numbers differ)."""
 BASELINE_TAG = "bm25"
 DEFAULT_DEPTH = 100
 
