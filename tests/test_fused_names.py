@@ -18,9 +18,9 @@ from test_cli import qrels_lsp, write
 VASWANI = TEST_DATA / "vaswani"
 
 
-@pytest.fixture(scope="module")
-def fused(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("fused")
+def write_vaswani_fusion(root: Path) -> Path:
+    """The Vaswani collection as a golden set with its corpus, its BM25 run as a run file
+    (`terrier`) and a fusion of that run with the built-in baseline (`hybrid`)."""
     shutil.copytree(VASWANI / "corpus", root / "corpus")
     shutil.copyfile(VASWANI / "bm25_top100.run", root / "terrier.trec")
     topics = parse_topics("query-text.trec", (VASWANI / "query-text.trec").read_text("utf-8"))
@@ -35,7 +35,13 @@ def fused(tmp_path_factory: pytest.TempPathFactory) -> Path:
         question = " ".join((topics[qid].text or "").split())
         docs = ", ".join(f"'{d}'" for d in judged)
         lines += [f"  '{qid}':", f"    question: {json.dumps(question)}", f"    relevant: [{docs}]"]
-    write(root / "g.qrels.yaml", "\n".join(lines) + "\n")
+    return write(root / "g.qrels.yaml", "\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="module")
+def fused(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("fused")
+    write_vaswani_fusion(root)
     return root
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from ..core.base.escape import md_text
 from ..core.base.text import Span
 from ..core.model import Qrels, Run
 from ..core.project.analysis import Analysis, Project
@@ -53,6 +54,7 @@ def top_groups(analysis: Analysis) -> list[LensGroup]:
         analysis.loading,
         comparing(analysis),
         None if analysis.compared else analysis.previous,
+        analysis.waiting,
     )
     out = [LensGroup(TOP, tuple(header), None)]
     judge = judge_title(ctx, analysis.pool, analysis.runs)
@@ -128,6 +130,11 @@ def comparison_report(project: Project, analysis: Analysis) -> str:
     """The whole comparison a golden set's first-line lenses (or a run file's) summarise: every
     metric, the questions needed, the questions that flipped. Call it on the analysis thread."""
     ctx = analysis.context
+    if analysis.waiting is not None:
+        return (
+            f"*The runs are compared with {md_text(analysis.waiting)} once its BM25 index is "
+            "built (its progress is shown as it goes); until then, with no other run.*"
+        )
     comparisons = project.compare(analysis)
     if ctx is None or comparisons is None:
         return ""

@@ -147,16 +147,27 @@ def header_titles(
     loading: Sequence[str] = (),
     comparing: str | None = None,
     previous: Comparisons | None = None,
+    awaited: str | None = None,
 ) -> list[str]:
     """The first line's lenses: the counts, each run by name with its means (and judged@k when
     some run's is below ``min_judged``), then each run compared with the base (when the
     comparison has been made, else that it is being made with ``comparing``); a run still
     being read says so (``loading``: their file names), rather than showing nothing or zeros.
     While it is being made after an edit, the last comparison (``previous``) is shown, each
-    lens marked as being updated. Judging blind: the counts alone, no system's numbers."""
+    lens marked as being updated. ``awaited``: the base, not ready yet (its BM25 index is being
+    built): the comparison waits for it, and so do the fusions of it, rather than compare with
+    another run and switch. Judging blind: the counts alone, no system's numbers."""
     if ctx.blind_judging:
         return [f"{counts(ctx)} · blind judging: the runs' numbers are hidden"]
     waiting = [f"{for_log(name)}: {LOADING}" for name in loading]
+    if awaited is not None:
+        shown = {r.name for r in runs}
+        waiting += [
+            f"{for_log(f.name)}: waiting for {for_log(awaited)}, which it fuses…"
+            for f in ctx.fusions
+            if f.name not in shown
+        ]
+        waiting.append(f"comparing with {for_log(awaited)} once its BM25 index is built…")
     if comparing is not None and comparisons is None and previous is None:
         waiting.append(f"comparing with {for_log(comparing)}…")
     if not runs:

@@ -224,6 +224,7 @@ class Analysis:
     # (``Project.analyse(defer=True)``) shows the golden set's own findings at once.
     loading: list[str] = field(default_factory=list)
     pending: Pending | None = None
+    waiting: str | None = None  # the base its comparison waits for (the BM25 index is building)
 
     def changed_since(self, last: Analysis) -> frozenset[str] | None:
         """The queries whose entry or numbers may differ from ``last``'s, when this analysis was
@@ -863,6 +864,17 @@ class Project:
         evaluation = self._evaluate(ctx, rankings, None, since)
         return RunResult(ctx.path, BASELINE_NAME, None, evaluation, None, rankings, baseline=True)
 
+    def baseline_pending(self, ctx: QrelsContext) -> bool:
+        """Whether the golden set's BM25 baseline is still to come: it is wanted, its corpus is
+        read, and the index is neither ready nor failed (the editor is building it)."""
+        corpus = ctx.corpus
+        return (
+            self.config.bm25_baseline
+            and isinstance(corpus, Corpus)
+            and len(corpus) > 0
+            and self.indexes.pending(corpus)
+        )
+
     def warm_baseline(
         self, index: BM25Index, questions: list[str | None], pause: Callable[[], object]
     ) -> None:
@@ -911,7 +923,12 @@ class Project:
                 unscored = {r.path: r.error for r in runs if r.from_file}
             else:
                 unscored = {resolve(p): self.read_run(p, fast=True)[2] for p in own.run_paths}
-            base = choose_base(own, runs) if with_runs else BaseChoice(None)
+            pending_base = with_runs and self.baseline_pending(own)
+            base = (
+                choose_base(own, runs, baseline_pending=pending_base)
+                if with_runs
+                else BaseChoice(None)
+            )
             if base.problem is not None and model.compare_to is not None and not pending:
                 found.append(finding(QR115, model.compare_to.span, base.problem + "."))
             found += _outside(own, model)
@@ -939,6 +956,7 @@ class Project:
                 base.base,
                 loading=loading,
                 pending=pending or None,
+                waiting=base.waiting,
             )
         golden_path, reason = self.golden_of(path, model)
         self._scan_run_files()
@@ -1028,7 +1046,7 @@ class Project:
         runs, base = analysis.runs, analysis.base
         if ctx is not None and isinstance(analysis.model, Run):
             runs = self.golden_runs(ctx, analysis.runs[0] if analysis.runs else None)
-            base = choose_base(ctx, runs).base
+            base = choose_base(ctx, runs, baseline_pending=self.baseline_pending(ctx)).base
         comparer = None
         latest = self._latest
         if ctx is not None and base is not None:

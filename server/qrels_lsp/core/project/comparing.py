@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..base.findings import Severity, declare
 from ..compare import Comparison, Comparisons
 from ..metrics import restricted
+from ..search.baseline import BASELINE_NAME
 
 if TYPE_CHECKING:
     from ..compare.comparison import Comparer
@@ -39,6 +40,7 @@ class BaseChoice:
 
     base: RunResult | None
     problem: str | None = None
+    waiting: str | None = None  # the base that is not ready yet (the BM25 index is building)
 
 
 def run_names(runs: Sequence[RunResult]) -> list[str]:
@@ -60,13 +62,22 @@ def find_run(runs: Sequence[RunResult], name: str) -> RunResult | None:
 
 
 def choose_base(
-    ctx: QrelsContext, runs: Sequence[RunResult], asked: str | None = None
+    ctx: QrelsContext,
+    runs: Sequence[RunResult],
+    asked: str | None = None,
+    *,
+    baseline_pending: bool = False,
 ) -> BaseChoice:
     """The base run: ``asked`` (the CLI's `--base`), else the context's `compare_to`, else the
-    BM25 baseline, else the first run that could be scored."""
+    BM25 baseline, else the first run that could be scored. While the baseline is still to come
+    (``baseline_pending``: its index is building) and it is the base, there is none yet: the
+    comparison waits for it rather than compare with the first run, then switch."""
     usable = [r for r in runs if not r.error]
-    default = next((r for r in usable if r.baseline), usable[0] if usable else None)
     wanted = asked if asked is not None else (ctx.compare_to.value if ctx.compare_to else None)
+    if baseline_pending and not any(r.baseline for r in usable):
+        if wanted is None or wanted.strip().casefold() in BASELINE_ALIASES:
+            return BaseChoice(None, waiting=BASELINE_NAME)
+    default = next((r for r in usable if r.baseline), usable[0] if usable else None)
     if wanted is None:
         return BaseChoice(default)
     found = find_run(usable, wanted)

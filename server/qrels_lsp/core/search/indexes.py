@@ -30,6 +30,7 @@ class IndexCache:
         self.cache_dir = cache_dir
         self._ready: OrderedDict[tuple[str, str], BM25Index] = OrderedDict()
         self._building: set[tuple[str, str]] = set()
+        self._failed: set[tuple[str, str]] = set()  # builds that raised: nothing to wait for
         self._lock = threading.Lock()
 
     @staticmethod
@@ -54,6 +55,13 @@ class IndexCache:
             self._ready.move_to_end(key)
             while len(self._ready) > MAX_INDEXES:
                 self._ready.popitem(last=False)
+
+    def pending(self, corpus: Corpus) -> bool:
+        """Whether this corpus's index is still to come: not ready, and no build of it failed
+        (what a comparison with the baseline waits for, rather than compare with another run)."""
+        key = self.key(corpus)
+        with self._lock:
+            return key not in self._ready and key not in self._failed
 
     def claim(self, corpus: Corpus) -> bool:
         """True for the one caller that should build this corpus's index now."""
@@ -82,6 +90,10 @@ class IndexCache:
             if index is not None:
                 self._keep(key, index)
             return index
+        except BaseException:
+            with self._lock:
+                self._failed.add(key)
+            raise
         finally:
             with self._lock:
                 self._building.discard(key)
