@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from qrels_lsp.core.base.files import read_text
 from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels, read_trec_qrels_grades
-from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
+from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids, trec_run_tag
 from qrels_lsp.core.formats.trec_stream import StreamStats, stream_rankings
 from qrels_lsp.core.metrics import format_value
 from qrels_lsp.core.metrics.evaluate import evaluate, evaluate_stream
@@ -60,6 +60,8 @@ COMPLEMENT = {str(m) for m in METRICS if m.measure.complement}  # trec_eval prin
 
 QIDS = [b"q1", b"q2", b"10", b"\xe6\x96\x87", b"q\xff", b"q\xfe"]
 DOCS = [b"d%d" % i for i in range(1, 13)] + [b"D1", b"\xc3\xa9", b"d\xff", b"d\xfe", b"d#1"]
+DOCS += [b"d\xc2\xa0x", b"d\x1cx"]  # a no-break space, a separator str.split() takes
+TAGS = [b"tag", b"t2", b"t\xc2\xa0x"]
 GRADES = [b"0", b"1", b"2", b"3", b"-1", b"R", b"2.7", b"\xd9\xa1", b"+1", b"01", b"1x", b"-0"]
 SCORES = [
     b"1", b"2", b"2.5", b"0x1p1", b"0x1.8p1", b"nan", b"inf", b"-inf", b"1e", b"3abc", b".5",
@@ -110,7 +112,7 @@ def make_run(rng: random.Random) -> bytes:
                 lines.append(_lead(rng) + b"# comment" + _end(rng))
             if rng.random() < 0.05:
                 lines.append(rng.choice([b"", b" ", b"\t", b"\r"]) + b"\n")
-            fields = [q, b"Q0", d, b"%d" % rank, rng.choice(SCORES), b"tag"]
+            fields = [q, b"Q0", d, b"%d" % rank, rng.choice(SCORES), rng.choice(TAGS)]
             if rng.random() < 0.1:
                 fields.append(b"extra fields")
             line = _lead(rng) + _sep(rng).join(fields)
@@ -125,7 +127,8 @@ def make_run(rng: random.Random) -> bytes:
 def trec_eval(qrels: Path, run: Path) -> dict[tuple[str, str], str] | None:
     """(measure, qid) -> value as trec_eval prints them; None when it refuses the files (or
     crashes: a comment last in the qrels)."""
-    args = [TREC_EVAL, "-q", "-c"] + [a for n in TREC_NAMES for a in ("-m", _te_measure(n))]
+    args = [TREC_EVAL, "-q", "-c", "-m", "runid"]
+    args += [a for n in TREC_NAMES for a in ("-m", _te_measure(n))]
     done = subprocess.run([*args, str(qrels), str(run)], capture_output=True, timeout=60)
     if done.returncode != 0:
         return None
@@ -135,6 +138,8 @@ def trec_eval(qrels: Path, run: Path) -> dict[tuple[str, str], str] | None:
         name = name.strip()
         if qid != "all" and name in TREC_NAMES:
             out[(TREC_NAMES[name], qid)] = value
+        elif name == "runid":
+            out[("runid", qid)] = value
     return out
 
 
@@ -159,7 +164,7 @@ def ours(qrels: Path, run: Path) -> dict[tuple[str, str], str]:
         (name, qid): format_value(1.0 - v if name in COMPLEMENT else v).strip()
         for qid, values in ev.per_query.items()
         for name, v in values.items()
-    }
+    } | {("runid", "all"): trec_run_tag(rtext) or ""}
 
 
 # The findings that say trec_eval refuses a file (or crashes on it).

@@ -109,8 +109,8 @@ def test_trec_run_findings_and_spans() -> None:
 
 def test_trec_run_model() -> None:
     r = parse_trec_run(RUN)
-    assert r.name == "tag😀"
-    assert r.name_span is not None and where(RUN, r.name_span) == (0, 16, 0, 20)
+    assert r.name == "tag"  # the last line's tag, trec_eval's runid (not the first's, tag😀)
+    assert r.name_span is not None and where(RUN, r.name_span) == (7, 12, 7, 15)
     assert r.ranked_ids() == {"q1": ["B", "文档A", "C"], "q2": ["F", "E"]}  # E: NaN, kept
     q1 = r.rankings["q1"]
     assert [d.score for d in q1.docs] == [3.0, 2.0, 0.0]

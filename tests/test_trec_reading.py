@@ -362,3 +362,46 @@ def test_score_with_a_negative_level_says_how_trec_eval_differs(tmp_path: Path) 
     )
     assert r.returncode == 0, r.stderr
     assert "trec_eval -l -1 counts every retrieved unjudged document as relevant" in r.stderr
+
+
+# --- the runid, and blanks that are not trec_eval's ------------------------------------------------
+
+
+def _trec_output(tmp_path: Path, qrels: bytes, run: bytes) -> list[str]:
+    (tmp_path / "q.qrels").write_bytes(qrels)
+    (tmp_path / "r.run").write_bytes(run)
+    r = subprocess.run(
+        [sys.executable, "-m", "qrels_lsp.cli", "score", "q.qrels", "r.run", "--format", "trec",
+         "--metrics", "map"],
+        capture_output=True, env=ENV, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    return r.stdout.decode("utf-8").splitlines()
+
+
+def test_the_runid_is_the_last_lines_tag(tmp_path: Path) -> None:
+    """trec_eval 10 keeps each line's tag over the last one's (get_trec_results.c): runid is the
+    last result line's tag, whatever the first line says; comments and short lines after it do
+    not count."""
+    out = _trec_output(
+        tmp_path,
+        b"q1 0 d1 1\nq2 0 d3 1\n",
+        b"q1 Q0 d1 1 2.0 first\nq2 Q0 d3 1 1.0 last\n# a comment 1 2 3 4 5 6\n\n",
+    )
+    assert "runid                 \tall\tlast" in out
+    text = "q1 Q0 d1 1 2.0 first\nq2 Q0 d3 1 1.0 last\n#c c c c c c\n"
+    assert parse_trec_run(text).name == "last"
+
+
+def test_a_no_break_space_is_no_blank(tmp_path: Path) -> None:
+    """U+00A0 (bytes C2 A0) is not a blank to C's isspace in the C locale, which trec_eval
+    splits fields with; Python's str.split() takes it for one. A document id holding it is one
+    field, and so is a tag: the runid is the sixth field as trec_eval counts them."""
+    nbsp = "\u00a0".encode()
+    out = _trec_output(
+        tmp_path,
+        b"q1 0 d" + nbsp + b"x 1\nq1 0 d2 0\n",
+        b"q1 Q0 d" + nbsp + b"x 1 2.0 r\nq1 Q0 d2 2 1.0 r" + nbsp + b"x\n",
+    )
+    assert "runid                 \tall\tr\u00a0x" in out  # not `2.0`, nor `r`
+    assert "map                   \tq1\t1.0000" in out

@@ -27,7 +27,8 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 QIDS = st.sampled_from([b"q1", b"q2", b"10", b"\xe6\x96\x87", b"q\xff", b"#c", b""])
-DOCS = st.sampled_from([b"d1", b"d2", b"d3", b"D1", b"\xc3\xa9", b"d\xff", b"d1"])
+DOCS = st.sampled_from([b"d1", b"d2", b"d3", b"D1", b"\xc3\xa9", b"d\xff", b"d1", b"d\xc2\xa0x"])
+TAGS = st.sampled_from([b"tag", b"t2", b"t\xc2\xa0x", b"t\x1cx"])  # (no blanks to trec_eval)
 SCORES = st.sampled_from([b"1", b"2.5", b"0x1p1", b"nan", b"-inf", b"1e", b"3abc", b".5", b"1_0"])
 SEP = st.sampled_from([b" ", b" ", b"\t", b"  ", b"\x0b", b"\r"])
 END = st.sampled_from([b"\n", b"\n", b"\r\n", b" \n"])
@@ -38,7 +39,7 @@ METRICS = [Metric("recall", 2), Metric("ndcg", 3), Metric("map"), Metric("mrr")]
 def run_bytes(draw: st.DrawFn) -> bytes:
     lines = []
     for _ in range(draw(st.integers(0, 30))):
-        fields = [draw(QIDS), b"Q0", draw(DOCS), b"1", draw(SCORES), b"tag"]
+        fields = [draw(QIDS), b"Q0", draw(DOCS), b"1", draw(SCORES), draw(TAGS)]
         fields = fields[: draw(st.sampled_from([6, 6, 6, 6, 5, 7]))]
         lines.append(draw(SEP).join(fields) + draw(END))
     if draw(st.booleans()):

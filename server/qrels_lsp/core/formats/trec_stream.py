@@ -36,7 +36,7 @@ class StreamStats:
     """What reading a streamed run found besides its rankings."""
 
     dropped: list[Finding] = field(default_factory=list)  # spans are within their chunk
-    tag: str | None = None  # the first line's tag column: trec_eval's runid
+    tag: str | None = None  # the last result line's tag column: trec_eval's runid
     queries: int = 0  # rankings read (a query given again counts again)
     error: str | None = None  # why the file could not be read (it was not, or not to the end)
 
@@ -55,8 +55,7 @@ def stream_rankings(
         split |= again
         seen.update(rankings)
         stats.queries += len(rankings)
-        if stats.tag is None:
-            stats.tag = trec_run_tag(text)
+        stats.tag = trec_run_tag(text) or stats.tag  # the last line's: the last chunk's
         if not all_taken(text, sum(map(len, rankings.values()))):
             stats.dropped += dropping(parse_trec_run(text).findings)
         yield rankings
