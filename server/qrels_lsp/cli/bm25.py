@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     index = project.indexes.build(ctx.corpus) if isinstance(ctx.corpus, Corpus) else None
     if index is None:
         raise UsageError(f"no corpus to search: {corpus_problem(ctx)}")
-    with args.output.open("w", encoding="utf-8") as out:
+    with args.output.open("w", encoding="utf-8", errors="surrogateescape") as out:  # (as fuse)
         out.writelines(baseline_trec(model, index, args.depth))
     print(
         f"wrote {log_text(args.output)}: {len(model.queries)} queries, depth {args.depth}",

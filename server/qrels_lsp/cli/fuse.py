@@ -73,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
 
     fused = fuse(params, inputs)
     tag = run_tag(args.name or params.method, params.method)
-    args.output.write_text(trec_text(fused, tag), encoding="utf-8")
+    # Ids are written back byte for byte: an invalid UTF-8 byte a TREC run held (read as a lone
+    # surrogate, as trec_eval compares ids as bytes) is that byte again.
+    args.output.write_text(trec_text(fused, tag), encoding="utf-8", errors="surrogateescape")
     lines = sum(len(r) for r in fused.rankings.values())
     print(
         f"wrote {log_text(args.output)}: {len(fused.rankings)} queries, {lines:,} lines, "
