@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 import pytrec_eval
 from conftest import TEST_DATA
 from test_cli import qrels_lsp, write
@@ -339,3 +340,41 @@ def test_check_says_a_listed_run_cannot_be_scored(tmp_path: Path) -> None:
     assert r.returncode == 1
     [line] = [x for x in r.stdout.splitlines() if "QR111" in x]
     assert ":1:8: error QR111 `bad.trec` is not scored: read as TREC run" in line
+
+
+COMMANDS_OF_RUNS = [
+    ["score", "{golden}", "{empty}"],
+    ["score", "{golden}", "{b}", "{empty}", "--strict"],
+    ["compare", "{golden}", "{b}", "{empty}"],
+    ["gate", "{golden}", "--base", "{b}", "--head", "{empty}"],
+    ["pool", "{golden}", "{empty}"],
+    ["fuse", "{b}", "{empty}", "--method", "rrf", "-o", "fused.trec"],
+]
+
+
+@pytest.mark.parametrize("args", COMMANDS_OF_RUNS, ids=lambda a: a[0])
+@pytest.mark.parametrize("content", ["", "\n\n"])
+def test_an_empty_run_file_is_named_and_exits_2(
+    tmp_path: Path, args: list[str], content: str
+) -> None:
+    """trec_eval refuses an empty run ("Cannot read results file"); a table of zeros with exit 0
+    would hide it. Every command that reads runs names the file on stderr and exits 2."""
+    golden, _a, b = _files(tmp_path)
+    empty = write(tmp_path / "empty.trec", content)
+    r = qrels_lsp(*(a.format(golden=golden, b=b, empty=empty) for a in args), cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "empty.trec" in r.stderr and "holds no ranking" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert "empty  (" not in r.stdout  # no table for it
+    assert not (tmp_path / "fused.trec").exists()
+
+
+def test_check_says_an_empty_run_is_not_scored(tmp_path: Path) -> None:
+    """In the editor (and `check`) an empty run bound to a golden set is an error on the run
+    (QR202) and where the golden set names it (QR111)."""
+    write(tmp_path / "g.qrels.yaml", "runs: [empty.trec]\n" + GOLDEN)
+    write(tmp_path / "empty.trec", "")
+    r = qrels_lsp("check", "g.qrels.yaml", "empty.trec", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "g.qrels.yaml:1:8: error QR111 `empty.trec` is not scored" in r.stdout
+    assert "empty.trec:1:1: error QR202 This run holds no ranking" in r.stdout

@@ -685,15 +685,17 @@ class Project:
             fmt = detect(path, text, self.config, "run") if text is not None else None
             if text is not None and fmt is not None and fmt.read_rankings is not None:
                 rankings, named = self._fast_rankings(path, text, fmt)
-                if rankings or not text.strip():
+                if rankings:
                     return None, rankings, None, named or run_name(path, None)
                 # Nothing read: the spans model below says why.
         kind, text, model, error = self.load(path, role="run")
         run = model if isinstance(model, Run) else None
         if run is None and error is None:
             error = f"{NOT_A_RUN} ({_read_as(kind)})"
-        elif run is not None and not run.rankings and text is not None and text.strip():
-            error = f"{_read_as(kind)}, it holds no ranking" + _why(run.findings)
+        elif run is not None and not run.rankings and text is not None:
+            # (an empty file too: trec_eval refuses it, and a table of zeros would hide it)
+            why = _why(run.findings) if text else " (the file is empty)"
+            error = f"{_read_as(kind)}, it holds no ranking" + why
         elif error is not None and error.startswith(TOO_LARGE) and self.stream_over is None:
             error += (
                 ", more than the editor holds of a file; `qrels-lsp score` and `compare` read a "
