@@ -378,3 +378,34 @@ def test_check_says_an_empty_run_is_not_scored(tmp_path: Path) -> None:
     assert r.returncode == 1
     assert "g.qrels.yaml:1:8: error QR111 `empty.trec` is not scored" in r.stdout
     assert "empty.trec:1:1: error QR202 This run holds no ranking" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("line", "where"),
+    [
+        ("q1 0 d2 2 extra\n", "g.qrels:2:11: error QR301"),  # the extra field, where it starts
+        ("q1 0 d2 2\rq2 0 d3 1\n", "g.qrels:3:1: error QR301"),  # a lone CR: one line of eight
+    ],
+)
+def test_a_qrels_line_trec_eval_refuses_is_left_out_and_said_where(
+    tmp_path: Path, line: str, where: str
+) -> None:
+    """trec_eval refuses a qrels line of more than four fields (a lone CR is a blank to it, so
+    two lines joined by one are one line of eight fields). `check` calls it an error; `score`
+    leaves the line out, as the parser does, says so on stderr where `check` would (path, line,
+    column) and exits 1 with --strict. The scores are those of the file without the line."""
+    write(tmp_path / "g.qrels", "q1 0 d1 1\n" + line + "q2 0 d4 1\n")
+    write(tmp_path / "clean.qrels", "q1 0 d1 1\nq2 0 d4 1\n")
+    b = write(tmp_path / "b.trec", RUN_B_TREC)
+    r = qrels_lsp("score", "g.qrels", b, "--format", "json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    [said] = r.stderr.splitlines()
+    assert "g.qrels: 1 left out of the scores (1 QR301 malformed-line)" in said
+    assert f"the first: {where}" in said and "trec_eval refuses the file" in said
+    clean = qrels_lsp("score", "clean.qrels", b, "--format", "json", cwd=tmp_path)
+    assert (
+        json.loads(r.stdout)["runs"][0]["queries"] == json.loads(clean.stdout)["runs"][0]["queries"]
+    )
+    assert qrels_lsp("score", "g.qrels", b, "--strict", cwd=tmp_path).returncode == 1
+    check = qrels_lsp("check", "g.qrels", cwd=tmp_path)
+    assert check.returncode == 1 and where in check.stdout

@@ -216,8 +216,10 @@ def test_huge_grades_are_clamped_and_scored(digits: int) -> None:
 
 
 def test_tabs_spaces_and_crs_are_all_blanks() -> None:
-    mixed = "q1\t0 a\t\t1\r\nq1 \t0\td\x0bb\x0c 2\r\n"
-    assert parse_trec_qrels(mixed).grades() == {"q1": {"a": 1, "d": 0}}
+    mixed = "q1\t0 a\t\t1\r\nq1\x0b0\x0cc \t3\r\nq1 \t0\td\x0bb\x0c 2\r\n"
+    # d\vb is two fields: five in the line, which trec_eval refuses (Malformed line): left out
+    assert parse_trec_qrels(mixed).grades() == {"q1": {"a": 1, "c": 3}}
+    assert read_trec_qrels_grades(mixed) == {"q1": {"a": 1, "c": 3}}
     assert parse_trec_qrels("q1 0 a 1\nq1 0 b\t 2\n").grades() == {"q1": {"a": 1, "b": 2}}
 
 

@@ -69,6 +69,9 @@ def test_a_streamed_run_reads_as_the_whole_text(tmp_path: Path, data: bytes, chu
     assert list(merged(chunks)) == list(whole)  # queries in the order they are first given
     assert stats.tag == trec_run_tag(text)
     assert bool(stats.dropped) <= bool(dropping(parse_trec_run(text).findings))
+    # each drop located in the whole file, where the whole text's reading finds it
+    whole_drops = {(f.code, f.span) for f in dropping(parse_trec_run(text).findings)}
+    assert {(f.code, f.span) for f in stats.dropped} <= whole_drops
     grades = {"q1": {"d1": 1, "d2": 0}, "10": {"d3": 2}, "zz": {"d1": 1}}
     assert evaluate_stream(grades, chunks, METRICS) == evaluate(grades, whole, METRICS)
 
@@ -107,8 +110,10 @@ def test_the_project_scores_a_streamed_run_as_a_run_read_whole(tmp_path: Path) -
         ctx = project.context(qrels, "trec-qrels", model)  # type: ignore[arg-type]
         result = project.score_run(ctx, run, fast=True)
         entries = sum(map(len, result.rankings.values())) if stream_over is None else None
-        dropped = [f.code for f in project.dropped(run, "run", entries)]
+        dropped = [(f.code, f.span) for f in project.dropped(run, "run", entries)]
         results[stream_over] = (result.evaluation, result.error, project.runid(result), dropped)
-    assert results[None] == results[64]
-    assert results[64][2:] == ("mytag", ["QR301"])
+    assert results[None] == results[64]  # the drop where it is in the file, streamed or not
+    [(code, span)] = results[64][3]
+    assert results[64][2] == "mytag" and code == "QR301"
+    assert run.read_text()[span.start - 8 : span.start] == "bad line"  # (the missing column)
     assert read_trec_qrels_grades(text)["7"] == {"d10": 1, "d900": 2}

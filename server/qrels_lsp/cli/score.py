@@ -18,7 +18,7 @@ from .common import (
     progress_on,
     workspace_of,
 )
-from .render import corpus_problem, render_scores
+from .render import corpus_problem, located, render_scores
 
 if TYPE_CHECKING:
     from ..core.base.findings import Finding
@@ -297,7 +297,11 @@ def _report_dropped(project: Project, files: list[tuple[Path, Role, int | None]]
         for f in found:
             counts[f.code] = counts.get(f.code, 0) + 1
         why = ", ".join(f"{n:,} {code} {CODES[code].name}" for code, n in sorted(counts.items()))
-        say(path, f"{len(found):,} left out of the scores ({why}); `qrels-lsp check` says where")
+        text, _ = project.read(path)
+        where = (
+            f"the first: {located(path, text, found[0])}" if text is not None else "where"
+        )  # (a file past the editor's cap has no text to locate in: `check` reads what it can)
+        say(path, f"{len(found):,} left out of the scores ({why}); {where}")
     return any_dropped
 
 
