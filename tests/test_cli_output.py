@@ -409,3 +409,85 @@ def test_a_qrels_line_trec_eval_refuses_is_left_out_and_said_where(
     assert qrels_lsp("score", "g.qrels", b, "--strict", cwd=tmp_path).returncode == 1
     check = qrels_lsp("check", "g.qrels", cwd=tmp_path)
     assert check.returncode == 1 and where in check.stdout
+
+
+BIG = "9" * 309  # past a float: float() of it raised in the gains, the report, trec output
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("g.qrels.yaml", GOLDEN.replace("{d1: 1, d2: 2}", f"{{d1: 1, d2: {BIG}}}"), ":5:27:"),
+        ("g.json", f'{{"q1": {{"d1": 1, "d2": {BIG}}}, "q2": {{"d3": 1}}}}', ":1:24:"),
+        ("g.qrels", f"q1 0 d1 1\nq1 0 d2 {2**63 - 1}\nq2 0 d3 1\n", ":2:9:"),
+    ],
+    ids=["golden", "json", "trec-long-max"],
+)
+def test_a_grade_out_of_range_is_an_error_not_a_traceback(
+    tmp_path: Path, name: str, text: str, where: str
+) -> None:
+    """Every command that reads the grade says where it is (QR307) and leaves it out; score
+    counts it on stderr and fails with --strict; 9223372036854775807, C's LONG_MAX, is one too:
+    trec_eval's count of grade levels, grade + 1, overflows on it."""
+    golden = write(tmp_path / name, text)
+    b = write(tmp_path / "b.trec", RUN_B_TREC)
+    check = qrels_lsp("check", golden, cwd=tmp_path)
+    assert check.returncode == 1 and f"{name}{where} error QR307" in check.stdout, check.stdout
+    for fmt in ("table", "json", "trec"):
+        bounds = [] if fmt == "trec" else ["--bounds"]
+        r = qrels_lsp("score", golden, b, "--format", fmt, *bounds, cwd=tmp_path)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+        assert "1 left out of the scores (1 QR307 grade-out-of-range)" in r.stderr
+    assert qrels_lsp("score", golden, b, "--strict", cwd=tmp_path).returncode == 1
+    for args in (["compare", b, "--base", b], ["report", b, "-o", "r.html"], ["pool", b]):
+        r = qrels_lsp(args[0], golden, *args[1:], cwd=tmp_path)
+        assert "Traceback" not in r.stderr, (args, r.stderr)
+
+
+@pytest.mark.parametrize("where", ["golden", "config", "option"])
+def test_a_cutoff_past_2_to_the_53_is_refused(tmp_path: Path, where: str) -> None:
+    """`k: <309 digits>` in a golden set or the configuration is a located error (the default
+    k is used); `-k <309 digits>` is a usage error (exit 2); no traceback in any command."""
+    golden = write(
+        tmp_path / "g.qrels.yaml",
+        (f"k: {BIG}\n" if where == "golden" else "") + GOLDEN.removeprefix("k: 3\n"),
+    )
+    if where == "config":
+        write(tmp_path / "qrels-lsp.toml", f"k = {BIG}\n")
+    b = write(tmp_path / "b.trec", RUN_B_TREC)
+    option = ["-k", BIG] if where == "option" else []
+    for command in (
+        ["score", "--format", "trec"],
+        ["score", "--bounds"],
+        ["report", "-o", "r.html"],
+    ):
+        r = qrels_lsp(command[0], golden, b, *command[1:], *option, cwd=tmp_path)
+        assert "Traceback" not in r.stderr, r.stderr
+        assert r.returncode == (2 if where == "option" else 0), r.stderr
+        if where == "option":
+            assert "-k must be a positive integer, at most 2^53" in r.stderr
+    if where != "option":
+        check = qrels_lsp("check", tmp_path if where == "config" else golden, cwd=tmp_path)
+        assert "at most 2^53" in check.stdout, check.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "code"),
+    [
+        ("r.run.yaml", "results:\n  q1: [d1, null, d2]\n", "QR004"),  # fewer entries than lines
+        ("r.run.json", '{"q1": {"d1": NaN, "d2": 1.0}}', "QR314"),  # one line, one entry
+        ("g.json", '{"q1": {"d1": NaN, "d2": 1}, "q2": {"d3": 1}}', "QR314"),
+    ],
+)
+def test_what_a_fast_reader_leaves_out_of_a_yaml_or_json_file_is_counted(
+    tmp_path: Path, name: str, text: str, code: str
+) -> None:
+    """A run YAML or a JSON file is no file of one entry per line: counting its lines against
+    the entries read said nothing was left out of a one-line JSON file or a YAML flow list (a
+    null id, a NaN score or grade were dropped in silence, and --strict exited 0)."""
+    golden, _a, b = _files(tmp_path)
+    path = write(tmp_path / name, text)
+    args = [path, b] if name == "g.json" else [golden, path]
+    r = qrels_lsp("score", *args, "--strict", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert f"{name}: 1 left out of the scores (1 {code} " in r.stderr

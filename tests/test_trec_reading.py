@@ -200,14 +200,34 @@ def test_a_grade_without_digits_is_judged_not_relevant() -> None:
     assert "reads it as 0" in f.message
 
 
-@pytest.mark.parametrize("digits", [309, 4301, 100_000])
-def test_huge_grades_are_clamped_and_scored(digits: int) -> None:
-    text = f"q 0 a {'9' * digits}\nq 0 b -{'9' * digits}\nq 0 c 1\n"
-    q = parse_trec_qrels(text)
-    assert q.grades()["q"] == {"a": 2**63 - 1, "b": -(2**63), "c": 1}
-    assert read_trec_qrels_grades(text) == q.grades()
-    assert [f.code for f in q.findings] == ["QR307", "QR307"]
-    metrics = [Metric("ndcg", 10), Metric("map"), Metric("precision", 10)]
+HUGE = ["9" * 309, "9" * 4301, "9" * 100_000, str(2**63 - 1), str(2**63), str(2**53 + 1)]
+
+
+@pytest.mark.parametrize("grade", HUGE, ids=lambda g: g[:4] + f"..({len(g)})")
+@pytest.mark.parametrize("fmt", ["trec", "json", "golden"])
+def test_grades_out_of_range_are_left_out_with_a_finding(grade: str, fmt: str) -> None:
+    """A grade beyond ±2^53 (a 309-digit one overflowed float() in the gains: a traceback; C's
+    LONG_MAX, 9223372036854775807, makes trec_eval's count of grade levels overflow) is an
+    error where it is written and its judgment is left out, in every qrels format and by the
+    fast readers alike; 2^53 itself is a grade."""
+    from qrels_lsp.core.formats.json_qrels import parse_json_qrels, read_json_grades
+
+    if fmt == "trec":
+        text = f"q 0 a {grade}\nq 0 b -{grade}\nq 0 c 1\nq 0 d {2**53}\n"
+        q, fast = parse_trec_qrels(text), read_trec_qrels_grades(text)
+    elif fmt == "json":
+        text = f'{{"q": {{"a": {grade}, "b": -{grade}, "c": 1, "d": {2**53}}}}}'
+        q, fast = parse_json_qrels(text), read_json_grades(text)
+    else:
+        text = f"queries:\n  q:\n    relevant: {{a: {grade}, b: -{grade}, c: 1, d: {2**53}}}\n"
+        q = parse_golden(text)
+        fast = q.grades()
+    assert q.grades() == {"q": {"c": 1, "d": 2**53}} == fast
+    out = [f for f in q.findings if f.code == "QR307"]
+    assert [text[f.span.start : f.span.end] for f in out] == [grade, f"-{grade}"]
+    assert "out of range" in out[0].message and "trec_eval" in out[0].message
+    assert out[0].severity.label == "error" and len(out[0].message) < 600
+    metrics = [Metric("ndcg", 10), Metric("map"), Metric("precision", 10), Metric("rbp")]
     ev = evaluate(q.grades(), {"q": ["a", "b", "c"]}, metrics)
     assert all(0.0 <= v <= 1.0 for v in ev.per_query["q"].values())
 

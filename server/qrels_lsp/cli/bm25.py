@@ -13,6 +13,7 @@ from .common import (
     boundary_for,
     config_for,
     log_text,
+    positive_option,
     progress_on,
     workspace_of,
 )
@@ -36,8 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.project.analysis import Project
     from ..core.search.baseline import baseline_trec
 
-    if args.depth < 1:
-        raise UsageError("--depth must be a positive integer")
+    positive_option(args.depth, "--depth")
     if not args.golden.exists():
         raise UsageError(f"{args.golden} does not exist")
     workspace = workspace_of([args.golden])

@@ -27,6 +27,15 @@ def log_text(text: object) -> str:
     return for_log(str(text))
 
 
+def positive_option(value: int | None, option: str) -> None:
+    """A count given on the command line (``-k``, ``--depth``): positive, and at most 2^53
+    (``core/model.py``'s INT_LIMIT: a 309-digit one would overflow a float)."""
+    from ..core.model import INT_LIMIT
+
+    if value is not None and not 1 <= value <= INT_LIMIT:
+        raise UsageError(f"{option} must be a positive integer, at most 2^53 ({INT_LIMIT:,})")
+
+
 def allow_outside(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow-outside",

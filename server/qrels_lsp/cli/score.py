@@ -15,6 +15,7 @@ from .common import (
     chunk_rule,
     config_for,
     log_text,
+    positive_option,
     progress_on,
     workspace_of,
 )
@@ -113,8 +114,7 @@ def project_for(args: argparse.Namespace) -> tuple[Project, Config]:
         raise UsageError(f"{args.golden} does not exist")
     if getattr(args, "bounds", False) and args.format == "trec":
         raise UsageError("--bounds has no trec_eval form: use --format table, json or markdown")
-    if args.k is not None and args.k < 1:
-        raise UsageError("-k must be a positive integer")
+    positive_option(args.k, "-k")
     workspace = workspace_of([args.golden, *(p for p in args.runs if p.exists())])
     config = config_for(args.config, args.golden, workspace)
     if args.metrics:

@@ -36,6 +36,7 @@ QR314 = declare(
     Severity.ERROR,
     "JSON run/qrels",
     "Not valid JSON, or not an object of objects of numbers ({query: {document: number}}).",
+    drops=True,  # (what it is said of is left out of the scores)
 )
 QR315 = declare(
     "QR315",

@@ -66,6 +66,14 @@ def read_json_run(text: str) -> dict[str, list[str]]:
     return {qid: _ordered(docs) for qid, docs in data.items()}
 
 
+def _clean(text: str) -> bool:
+    """Whether the text is exactly the shape with no NaN score: nothing left out of it."""
+    data = read_nested(text)
+    if data is None:
+        return False
+    return all(score == score for docs in data.values() for score in map(as_float, docs.values()))
+
+
 def query_ids(text: str) -> list[tuple[str, Span]]:
     return scan(text, "run", "score").keys
 
@@ -83,5 +91,6 @@ FORMAT = Format(
     query_ids=query_ids,
     id_text=json_id_text,
     read_rankings=read_json_run,
+    clean=_clean,
     scored=True,
 )

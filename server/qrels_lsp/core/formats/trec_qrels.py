@@ -154,11 +154,14 @@ def read_trec_qrels_grades(text: str) -> dict[str, dict[str, int]]:
         parts = split(line)
         if len(parts) != 4 or line.startswith("#"):  # (an indented comment of four: a line)
             continue
+        grade = fast_grade(parts[3])
+        if grade is None:
+            continue
         q = out.get(parts[0])
         if q is None:
             q = out[parts[0]] = {}
         if parts[2] not in q:
-            q[parts[2]] = fast_grade(parts[3])
+            q[parts[2]] = grade
     return out
 
 
@@ -187,4 +190,5 @@ FORMAT = Format(
     query_ids=first_fields,
     add_judgment=add_judgment,
     read_grades=read_trec_qrels_grades,
+    lines=True,
 )

@@ -352,4 +352,5 @@ FORMAT = Format(
     read_rankings=read_trec_run_ids,
     run_tag=trec_run_tag,
     scored=True,
+    lines=True,
 )

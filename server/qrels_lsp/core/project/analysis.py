@@ -719,18 +719,21 @@ class Project:
     def dropped(self, path: Path, role: Role, entries: int | None = None) -> list[Finding]:
         """The findings that say part of a file is left out of its scores (a malformed line, a
         duplicate, an id of the wrong type). ``entries``: how many judgments or ranked ids a
-        span-free reader took; when the file has no more lines than that, nothing was left out
-        and it is not parsed again with spans (a clean million-line run costs one count)."""
+        span-free reader took; when a file of one entry per line has no more lines than that
+        (or its format knows it clean), nothing was left out and it is not parsed again with
+        spans (a clean million-line run costs one count)."""
         streamed = self._streams.get(resolve(path))
         if streamed is not None:
             return streamed.dropped
         if entries is not None:
             text, _ = self.read(path)
-            if text is not None and all_taken(text, entries):
-                return []
             fmt = detect(path, text, self.config, role) if text is not None else None
-            if text is not None and fmt is not None and fmt.clean is not None and fmt.clean(text):
-                return []
+            if text is not None and fmt is not None:
+                if fmt.clean is not None:
+                    if fmt.clean(text):
+                        return []
+                elif fmt.lines and all_taken(text, entries):
+                    return []
         _kind, _text, model, _error = self.load(path, role=role)  # read as scoring read it
         return dropping(model.findings) if model is not None else []
 
