@@ -491,3 +491,32 @@ def test_what_a_fast_reader_leaves_out_of_a_yaml_or_json_file_is_counted(
     r = qrels_lsp("score", *args, "--strict", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     assert f"{name}: 1 left out of the scores (1 {code} " in r.stderr
+
+
+def test_queries_judged_only_negative_are_said_by_score_as_check_says_them(tmp_path: Path) -> None:
+    """A query whose grades are all negative: trec_eval 10 exits 4 or crashes on it
+    (tests/test_trec_eval_diff.py), pytrec_eval scores it 0. `check` warns (QR104, saying
+    why); `score` names it on stderr, scores it as pytrec_eval does, and fails with --strict as
+    `check --strict` does."""
+    qrels = write(tmp_path / "g.qrels", "q1 0 d1 1\nq1 0 d9 0\nq2 0 d3 -1\nq2 0 d8 -2\n")
+    b = write(tmp_path / "b.trec", RUN_B_TREC)
+    check = qrels_lsp("check", qrels, "--strict", cwd=tmp_path)
+    assert check.returncode == 1
+    assert "g.qrels:3:1: warning QR104 `q2` has no relevant document" in check.stdout
+    assert "all negative" in check.stdout and "exits 4" in check.stdout
+    r = qrels_lsp("score", qrels, b, "--format", "json", cwd=tmp_path)
+    assert r.returncode == 0
+    [said] = r.stderr.splitlines()
+    assert "warning QR104: 1 query is judged only with negative grades (q2)" in said
+    assert "exits 4" in said
+    theirs = pytrec_eval.RelevanceEvaluator(
+        {"q1": {"d1": 1, "d9": 0}, "q2": {"d3": -1, "d8": -2}}, {"map", "recip_rank"}
+    ).evaluate({"q1": {"d1": 3.0, "d9": 2.0}, "q2": {"d3": 5.0}})
+    ours = json.loads(r.stdout)["runs"][0]["queries"]
+    assert {q: (v["map"], v["mrr"]) for q, v in ours.items()} == {
+        q: (v["map"], v["recip_rank"]) for q, v in theirs.items()
+    }
+    assert qrels_lsp("score", qrels, b, "--strict", cwd=tmp_path).returncode == 1
+    clean = write(tmp_path / "c.qrels", "q1 0 d1 1\nq2 0 d3 0\n")  # 0: judged, no trouble
+    r = qrels_lsp("score", clean, b, "--strict", cwd=tmp_path)
+    assert r.returncode == 0 and r.stderr == ""

@@ -235,3 +235,30 @@ def test_a_run_past_the_editors_cap_is_scored_as_trec_eval_scores_it(tmp_path: P
 
     assert table(mine.stdout) == table(theirs.stdout)
     assert len(table(theirs.stdout)) == 5 * 2_001
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "codes"),
+    [
+        (b"q0 0 d3 -1\nq1 0 d1 1\n", b"q0 Q0 d3 1 1 r\nq1 Q0 d1 1 1 r\n", {4}),  # first: exit 4
+        (b"q1 0 d1 1\nq2 0 d3 -2\n", b"q1 Q0 d1 1 2 r\nq2 Q0 d3 1 1 r\n", {-11, 139}),  # crash
+        (b"q1 0 d1 9223372036854775807\n", b"q1 Q0 d1 1 1 r\n", {4}),  # LONG_MAX: grade + 1
+        (b"q1 0 d1 1000000000000\n", b"q1 Q0 d1 1 1 r\n", {4}),  # 8 TB of counters
+        (b"q1 0 d1 1\n", b"", {2}),  # an empty run: "Cannot read results file"
+        (b"q1 0 d1 1 extra\n", b"q1 Q0 d1 1 1 r\n", {2}),  # five fields: "Malformed line"
+        (b"q1 0 d1 1\rq1 0 d2 1\n", b"q1 Q0 d1 1 1 r\n", {2}),  # a lone CR: one line of eight
+    ],
+)
+def test_trec_eval_fails_where_qrels_lsp_says_why(
+    tmp_path: Path, qrels: bytes, run: bytes, codes: set[int]
+) -> None:
+    """What qrels-lsp reports as a file trec_eval cannot score (QR104's negative-only query,
+    QR307, an empty run, QR301) is what trec_eval 10 fails on, with the exit codes said."""
+    (tmp_path / "q").write_bytes(qrels)
+    (tmp_path / "r").write_bytes(run)
+    done = subprocess.run(
+        [TREC_EVAL, "-m", "map", str(tmp_path / "q"), str(tmp_path / "r")],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode in codes, (done.returncode, done.stderr)

@@ -70,7 +70,8 @@ def add(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Exit 0; 2 when the golden set or a run cannot be scored (it is named on stderr and has no
-    table); 1 with ``--strict`` when a file had lines or entries left out."""
+    table); 1 with ``--strict`` when a file had lines or entries left out, or queries that
+    trec_eval cannot score (judged only with negative grades)."""
     project, config = project_for(args)
     ctx, judged = golden_context(args, project, config)
     results, broken = _results(args, project, ctx)
@@ -78,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     for r in unscored:
         say(r.path, r.error or "")
     dropped = _report_dropped(project, [(args.golden, "qrels", judged), *_entries(results)])
+    dropped |= _report_negative_only(ctx)
     _report_corpus_limits(ctx)
     scored = [r for r in results if not r.error]
     if scored:
@@ -303,6 +305,26 @@ def _report_dropped(project: Project, files: list[tuple[Path, Role, int | None]]
         )  # (a file past the editor's cap has no text to locate in: `check` reads what it can)
         say(path, f"{len(found):,} left out of the scores ({why}); {where}")
     return any_dropped
+
+
+def _report_negative_only(ctx: QrelsContext) -> bool:
+    """Say on stderr which queries are judged only with negative grades (check's QR104 on
+    them), which trec_eval fails on; True if any."""
+    from ..core.formats.grades import NEGATIVE_ONLY, negative_only
+
+    queries = [
+        q for q, g in ctx.grades.items() if q not in ctx.unanswerable and negative_only(g.values())
+    ]
+    if not queries:
+        return False
+    shown = ", ".join(queries[:10]) + (" ..." if len(queries) > 10 else "")
+    n = len(queries)
+    say(
+        ctx.path,
+        f"warning QR104: {n:,} quer{'y is' if n == 1 else 'ies are'} judged only with negative "
+        f"grades ({shown}): {NEGATIVE_ONLY}",
+    )
+    return True
 
 
 def _report_corpus_limits(ctx: QrelsContext) -> None:

@@ -6,6 +6,8 @@ traceback (``float()`` of a 309-digit grade) or a number no other tool gives."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..base.findings import Finding, Severity, declare, finding
 from ..base.text import Span
 from ..model import INT_LIMIT
@@ -51,3 +53,22 @@ def out_of_range(span: Span, written: str, negative: bool) -> Finding:
         f"the grade {shown} is out of range: qrels-lsp reads grades within ±2^53 "
         f"({INT_LIMIT:,}) and leaves this judgment out of the scores; {why}",
     )
+
+
+NEGATIVE_ONLY = (
+    "trec_eval 10 sizes its counters of grade levels by a query's highest grade, below 0 here, "
+    "so it exits 4 (Can't calculate measure) or crashes on such a query; pytrec_eval and "
+    "qrels-lsp score it 0"
+)
+"""What a query judged only with negative grades does to trec_eval (said by QR104 and score)."""
+
+
+def negative_only(grades: Iterable[int]) -> bool:
+    """Whether there are grades and all are negative (form_res_rels.c: ``max_rel + 1`` counters,
+    0 or fewer, which te_chk_and_malloc refuses or a memset past them crashes on)."""
+    seen = False
+    for grade in grades:
+        if grade >= 0:
+            return False
+        seen = True
+    return seen
