@@ -520,3 +520,33 @@ def test_queries_judged_only_negative_are_said_by_score_as_check_says_them(tmp_p
     clean = write(tmp_path / "c.qrels", "q1 0 d1 1\nq2 0 d3 0\n")  # 0: judged, no trouble
     r = qrels_lsp("score", clean, b, "--strict", cwd=tmp_path)
     assert r.returncode == 0 and r.stderr == ""
+
+
+def test_depth_and_judged_only_options_score_the_cut_run(tmp_path: Path) -> None:
+    """`score -M N -J` (trec_eval's options) scores what scoring the run cut by hand scores:
+    each ranking's first N in trec_eval's order, then its unjudged documents removed; `compare`
+    takes them too, and -M must be a positive integer."""
+    qrels = write(tmp_path / "g.qrels", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d4 1\nq2 0 d3 1\nq2 0 x 0\n")
+    run = write(
+        tmp_path / "r.trec",
+        "q1 Q0 x1 1 5 r\nq1 Q0 d2 2 4 r\nq1 Q0 d1 3 3 r\nq1 Q0 x2 4 2 r\nq1 Q0 d4 5 1 r\n"
+        "q2 Q0 y 1 9 r\nq2 Q0 x 2 9 r\nq2 Q0 d3 3 1 r\n",  # (x and y tie: y first, as trec_eval)
+    )
+    # -M 3: x1 d2 d1 and y x d3; then -J: d2 d1 and x d3
+    by_hand = write(
+        tmp_path / "cut.trec", "q1 Q0 d2 1 4 r\nq1 Q0 d1 2 3 r\nq2 Q0 x 1 9 r\nq2 Q0 d3 2 1 r\n"
+    )
+
+    def scores(*args: str | Path) -> object:
+        r = qrels_lsp("score", qrels, *args, "--format", "json", "--metrics", "map,P@2,ndcg,mrr")
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)["runs"][0]["queries"]
+
+    assert scores(run, "-M", "3", "-J") == scores(by_hand)
+    assert scores(run, "--depth", "3", "--judged-only") == scores(by_hand)
+    assert scores(run, "-M", "3") != scores(run) != scores(run, "-J")
+    compared = qrels_lsp("compare", qrels, run, by_hand, "-M", "3", "-J", "--format", "json")
+    assert compared.returncode == 0, compared.stderr
+    assert all(c["delta"] == 0.0 for c in json.loads(compared.stdout)["comparisons"])
+    bad = qrels_lsp("score", qrels, run, "-M", "0")
+    assert bad.returncode == 2 and "-M must be a positive integer" in bad.stderr

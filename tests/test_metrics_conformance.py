@@ -404,3 +404,48 @@ def test_default_metric_names() -> None:
         "hit_rate@5",
         "judged@5",
     ]
+
+
+# -- trec_eval's -M and -J (core/metrics/cut.py) ---------------------------------------------------
+
+
+def _top(scores: Mapping[str, float], depth: int) -> dict[str, float]:
+    """The first ``depth`` documents as trec_eval orders them, found independently of the code
+    under test: score descending (float32, as pytrec_eval stores it), then id descending as
+    bytes."""
+    ranked = sorted(
+        scores.items(),
+        key=lambda kv: (f32(kv[1]), kv[0].encode("utf-8", "surrogateescape")),
+        reverse=True,
+    )
+    return dict(ranked[:depth])
+
+
+@pytest.mark.parametrize(("qrels_name", "run_name", "level"), PAIRS)
+@pytest.mark.parametrize(
+    ("depth", "judged_only"), [(None, True), (5, False), (3, True), (40, True)]
+)
+def test_depth_and_judged_only_equal_pytrec_eval(
+    qrels_name: str, run_name: str, level: int, depth: int | None, judged_only: bool
+) -> None:
+    """RunCut(-M, -J) then our metrics equals pytrec_eval given the run cut to its top ``depth``
+    (an oracle built here) and ``judged_docs_only_flag`` for -J."""
+    from qrels_lsp.core.metrics import RunCut
+
+    grades = qrels_of(qrels_name).grades()
+    run = run_of(run_name)
+    scores = scored_run(run)
+    if depth is not None:
+        scores = {qid: _top(docs, depth) for qid, docs in scores.items()}
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        grades, PYTREC_MEASURES, relevance_level=level, judged_docs_only_flag=judged_only
+    )
+    expected = evaluator.evaluate(scores)
+    assert expected
+    cut = RunCut(depth, judged_only).apply(run.ranked_ids(), grades)
+    ours = evaluate(grades, cut, METRICS, level=level).per_query
+    for qid, values in expected.items():
+        for m, name in MEASURES.items():
+            assert abs(ours[qid][name] - values[m]) <= 1e-12, (qid, m, ours[qid][name], values[m])
+    if depth is not None:
+        assert all(len(r) <= depth for r in cut.values())

@@ -28,7 +28,7 @@ from qrels_lsp.core.base.files import read_text
 from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels, read_trec_qrels_grades
 from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids, trec_run_tag
 from qrels_lsp.core.formats.trec_stream import StreamStats, stream_rankings
-from qrels_lsp.core.metrics import format_value
+from qrels_lsp.core.metrics import RunCut, format_value
 from qrels_lsp.core.metrics.evaluate import evaluate, evaluate_stream
 from qrels_lsp.core.metrics.metric import Metric, trec_eval_name
 
@@ -124,10 +124,12 @@ def make_run(rng: random.Random) -> bytes:
     return data
 
 
-def trec_eval(qrels: Path, run: Path) -> dict[tuple[str, str], str] | None:
+def trec_eval(
+    qrels: Path, run: Path, options: tuple[str, ...] = ()
+) -> dict[tuple[str, str], str] | None:
     """(measure, qid) -> value as trec_eval prints them; None when it refuses the files (or
     crashes: a comment last in the qrels)."""
-    args = [TREC_EVAL, "-q", "-c", "-m", "runid"]
+    args = [TREC_EVAL, "-q", "-c", *options, "-m", "runid"]
     args += [a for n in TREC_NAMES for a in ("-m", _te_measure(n))]
     done = subprocess.run([*args, str(qrels), str(run)], capture_output=True, timeout=60)
     if done.returncode != 0:
@@ -149,7 +151,7 @@ def _te_measure(name: str) -> str:
     return f"{base}.{k}" if k.isdigit() or "=" in k else name
 
 
-def ours(qrels: Path, run: Path) -> dict[tuple[str, str], str]:
+def ours(qrels: Path, run: Path, cut: RunCut | None = None) -> dict[tuple[str, str], str]:
     qtext, _ = read_text(qrels)
     rtext, _ = read_text(run)
     assert qtext is not None and rtext is not None
@@ -157,9 +159,11 @@ def ours(qrels: Path, run: Path) -> dict[tuple[str, str], str]:
     ranked = parse_trec_run(rtext).ranked_ids()
     assert read_trec_qrels_grades(qtext) == grades
     assert read_trec_run_ids(rtext) == ranked
-    ev = evaluate(grades, ranked, METRICS)
+    cut = cut or RunCut()
+    ev = evaluate(grades, cut.apply(ranked, grades), METRICS)
     for chunk in (1, 7, 64):  # streamed as `score` streams a large run, in chunks of bytes
-        assert evaluate_stream(grades, stream_rankings(run, StreamStats(), chunk), METRICS) == ev
+        parts = cut.stream(stream_rankings(run, StreamStats(), chunk), grades)
+        assert evaluate_stream(grades, parts, METRICS) == ev
     return {
         (name, qid): format_value(1.0 - v if name in COMPLEMENT else v).strip()
         for qid, values in ev.per_query.items()
@@ -196,6 +200,28 @@ def test_trec_eval_10_gives_the_same_numbers(tmp_path: Path) -> None:
             assert mine.get(key) == value, (case, key, value, mine.get(key))
         compared += len(theirs)
     assert refused < CASES // 4 and compared > CASES * 5
+
+
+def test_trec_eval_10_with_depth_and_judged_only(tmp_path: Path) -> None:
+    """trec_eval's -M N and -J against core/metrics/cut.py's RunCut, on the same generated
+    files: the ranking cut to its first N in trec_eval's order, then the unjudged removed."""
+    rng = random.Random(30)
+    compared = 0
+    for case in range(CASES // 2):
+        qrels, run = tmp_path / f"qrels{case}", tmp_path / f"run{case}"
+        qrels.write_bytes(make_qrels(rng))
+        run.write_bytes(make_run(rng))
+        depth = rng.choice([None, 1, 2, 3, 5, 8])
+        judged_only = rng.random() < 0.6
+        options = (("-M", str(depth)) if depth is not None else ()) + (("-J",) * judged_only)
+        theirs = trec_eval(qrels, run, options)
+        if theirs is None:
+            continue
+        mine = ours(qrels, run, RunCut(depth, judged_only))
+        for key, value in theirs.items():
+            assert mine.get(key) == value, (case, options, key, value, mine.get(key))
+        compared += len(theirs)
+    assert compared > CASES * 2
 
 
 @pytest.mark.slow

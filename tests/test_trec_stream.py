@@ -117,3 +117,31 @@ def test_the_project_scores_a_streamed_run_as_a_run_read_whole(tmp_path: Path) -
     assert results[64][2] == "mytag" and code == "QR301"
     assert run.read_text()[span.start - 8 : span.start] == "bad line"  # (the missing column)
     assert read_trec_qrels_grades(text)["7"] == {"d10": 1, "d900": 2}
+
+
+def test_a_streamed_run_is_cut_as_a_run_read_whole(tmp_path: Path) -> None:
+    """`score -M N -J` on a run too large to hold: each part is cut as the whole run is."""
+    from dataclasses import replace
+
+    from qrels_lsp.core.metrics import RunCut
+
+    run = tmp_path / "run.trec"
+    run.write_text(
+        "".join(f"{q} Q0 d{d} {d} {50 - d} t\n" for q in range(20) for d in range(q % 7, 30))
+    )
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(
+        "".join(f"{q} 0 d{d} {d % 3 - 1}\n" for q in range(20) for d in range(0, 30, 4))
+    )
+    evaluations = {}
+    for stream_over in (None, 64):
+        project = Project(
+            Config(root=tmp_path), boundary=Boundary.of([tmp_path]), stream_over=stream_over
+        )
+        _kind, _text, model, _error = project.load(qrels)
+        assert model is not None
+        ctx = project.context(qrels, "trec-qrels", model)  # type: ignore[arg-type]
+        ctx = replace(ctx, metrics=[*METRICS, Metric("judged", 5)], cut=RunCut(4, True))
+        evaluations[stream_over] = project.score_run(ctx, run, fast=True).evaluation
+    assert evaluations[None] == evaluations[64]
+    assert evaluations[None].per_query["3"]["judged@5"] == 1.0  # -J: what is left is judged

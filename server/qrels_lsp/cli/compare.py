@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import UsageError, allow_outside, chunk_options, log_text
+from .common import UsageError, allow_outside, chunk_options, cut_options, log_text
 
 if TYPE_CHECKING:
     from ..core.base.findings import Finding
@@ -47,6 +47,7 @@ def add(sub: Any) -> None:
     s.add_argument("--format", choices=["table", "json", "markdown"], default="table")
     s.add_argument("--config", type=Path)
     chunk_options(s)
+    cut_options(s)
     allow_outside(s)
     s.set_defaults(func=run, baseline=None)
 

@@ -14,6 +14,8 @@ from .common import (
     chunk_options,
     chunk_rule,
     config_for,
+    cut_of,
+    cut_options,
     log_text,
     positive_option,
     progress_on,
@@ -64,6 +66,7 @@ def add(sub: Any) -> None:
         "--baseline", choices=["bm25"], help="also score a BM25 run over the golden set's corpus"
     )
     chunk_options(s)
+    cut_options(s)
     allow_outside(s)
     s.set_defaults(func=run)
 
@@ -95,8 +98,11 @@ def _bounds(ctx: QrelsContext, results: list[RunResult]) -> list[Evaluation]:
     """Each run's optimistic bounds (core/coverage/bounds.py), in the order of ``results``."""
     from ..core.coverage.bounds import upper_bounds
 
+    cut = ctx.cut.apply if ctx.cut is not None else lambda rankings, _grades: rankings
     return [
-        upper_bounds(ctx.grades, r.rankings, ctx.metrics, ctx.k, ctx.level, ctx.unanswerable)
+        upper_bounds(
+            ctx.grades, cut(r.rankings, ctx.grades), ctx.metrics, ctx.k, ctx.level, ctx.unanswerable
+        )
         for r in results
     ]
 
@@ -199,6 +205,9 @@ def golden_context(
     rule = chunk_rule(args)
     if rule is not None:
         ctx = replace(ctx, chunks=rule)
+    cut = cut_of(args)
+    if cut is not None:
+        ctx = replace(ctx, cut=cut)
     if not ctx.grades and not ctx.unanswerable:
         why = project.dropped(args.golden, "qrels")
         reason = f"; the first of {len(why):,} left out: {why[0].message}" if why else ""

@@ -7,6 +7,7 @@ trec_eval ranks a run in, ``order.py``. The names below are the package's whole 
 
 from __future__ import annotations
 
+from .cut import RunCut
 from .evaluate import Evaluation, ScoreCache, Since, changed_keys, evaluate, evaluate_stream
 from .explain import NdcgExplanation, NdcgRow, ndcg_explain
 from .measure import Judged, Measure, format_value
@@ -30,6 +31,7 @@ __all__ = [
     "Metric",
     "NdcgExplanation",
     "NdcgRow",
+    "RunCut",
     "ScoreCache",
     "Since",
     "changed_keys",

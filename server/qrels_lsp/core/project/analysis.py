@@ -36,6 +36,7 @@ from ..fusion import METHODS, Fuser, Fusion, Input
 from ..metrics import (
     Evaluation,
     Metric,
+    RunCut,
     ScoreCache,
     Since,
     default_metrics,
@@ -177,6 +178,7 @@ class QrelsContext:
     compare_to: Ref | None = None  # the base run asked for (a golden set's key, the config's)
     fusions: list[Fusion] = field(default_factory=list)  # runs fused from its runs
     chunks: ChunkRule | None = None  # how its runs' ids map to its documents (runs of chunks)
+    cut: RunCut | None = None  # what of each ranking is evaluated (trec_eval's -M, -J: the CLI's)
     alpha: float = 0.05
     min_difference: float = 0.05
     min_judged: float = 0.9  # the judged@k below which the header warns
@@ -653,6 +655,8 @@ class Project:
         if ctx.chunks is not None:  # chunks to documents, a query at a time
             doc_of = mapper(ctx.chunks)
             stream = ({q: documents(r, doc_of) for q, r in part.items()} for part in stream)
+        if ctx.cut is not None:
+            stream = ctx.cut.stream(stream, ctx.grades)
         evaluation = evaluate_stream(
             ctx.grades,
             stream,
@@ -817,7 +821,13 @@ class Project:
         run: Path | str | None,
         since: Since | None = None,
     ) -> Evaluation:
-        """A run's (or, for None, the baseline's) scores, through its own score cache."""
+        """A run's (or, for None, the baseline's) scores, through its own score cache (none
+        for a cut run: the command line evaluates it once)."""
+        if ctx.cut is not None:
+            rankings = ctx.cut.apply(rankings, ctx.grades)
+            return evaluate(
+                ctx.grades, rankings, ctx.metrics, level=ctx.level, unanswerable=ctx.unanswerable
+            )
         return evaluate(
             ctx.grades,
             rankings,
