@@ -46,7 +46,7 @@ def out_of_range(span: Span, written: str, negative: bool) -> Finding:
             "largest long, grade + 1 itself overflows) and fails"
         )
     else:
-        why = "trec_eval reads every negative grade alike (judged, never relevant): write -1"
+        why = "trec_eval reads any negative grade alike (in the pool, never relevant): write -1"
     return finding(
         QR307,
         span,

@@ -334,6 +334,22 @@ def read_nested(text: str) -> dict[str, dict[str, Number]] | None:
     return data
 
 
+class WholeReads:
+    """Whether a fast reader took every entry of the last text it read (known by identity):
+    what ``Format.clean`` asks right after scoring read the same text, answered without a
+    second ``json.loads`` of a million entries."""
+
+    def __init__(self) -> None:
+        self._last: tuple[str | None, bool] = (None, False)
+
+    def remember(self, text: str, whole: bool) -> None:
+        self._last = (text, whole)
+
+    def known(self, text: str) -> bool | None:
+        last, whole = self._last
+        return whole if last is text else None
+
+
 _OBJECT_OF_OBJECTS = re.compile(rf"\ufeff?[ \t\n\r]*\{{[ \t\n\r]*{_STR}[ \t\n\r]*:[ \t\n\r]*\{{")
 _FRACTION = re.compile(r":[ \t\n\r]*(?:-?[0-9]+(?:\.[0-9]|[eE])|NaN|-?Infinity)")
 

@@ -16,7 +16,7 @@ from ..base.text import Span
 from ..model import Judgment, Qrels, Query
 from .format import EditRefused, Format
 from .grades import in_range, out_of_range
-from .json_nested import QR314, Entry, read_nested, scan
+from .json_nested import QR314, Entry, WholeReads, read_nested, scan
 from .json_run import json_id_text
 
 
@@ -79,7 +79,17 @@ def read_json_grades(text: str) -> dict[str, dict[str, int]]:
     """qid -> doc id -> grade at ``json.loads`` speed, agreeing with :func:`parse_json_qrels`
     (whose values are taken when a grade is not an integer or the text is not the shape)."""
     data = _plain_grades(text)
+    _WHOLE.remember(text, data is not None)
     return parse_json_qrels(text).grades() if data is None else data
+
+
+_WHOLE = WholeReads()
+
+
+def _clean(text: str) -> bool:
+    """Whether nothing of the text is left out: exactly the shape, every grade in range."""
+    known = _WHOLE.known(text)
+    return known if known is not None else _plain_grades(text) is not None
 
 
 def add_judgment(
@@ -119,5 +129,5 @@ FORMAT = Format(
     id_text=json_id_text,
     add_judgment=add_judgment,
     read_grades=read_json_grades,
-    clean=lambda text: _plain_grades(text) is not None,
+    clean=_clean,
 )
