@@ -150,3 +150,19 @@ def test_baseline_rankings_of_edited_questions_do_not_pile_up() -> None:
         rankings, _ = cache.rankings(golden, index)
         assert rankings[query.qid] == cache.rankings(golden, index)[0][query.qid]
     assert len(cache._rankings) <= 2 * len(golden.queries) + 64
+
+
+def test_exported_baseline_keeps_invalid_utf8_query_ids(tmp_path: Path) -> None:
+    """TREC qrels may hold query ids that are not UTF-8 (trec_eval reads bytes): the exported
+    run names them with the same bytes, so trec_eval matches it with the qrels."""
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.txt").write_text("reset the router\n")
+    (tmp_path / "corpus" / "b.txt").write_text("pair the phone\n")
+    (tmp_path / "g.qrels").write_bytes(b"q\xff 0 a.txt 1\n")
+    (tmp_path / "topics.tsv").write_bytes(b"q\xff\treset router\n")
+    (tmp_path / "qrels-lsp.toml").write_text(
+        '[[qrels]]\npath = "g.qrels"\ncorpus = "corpus"\ntopics = "topics.tsv"\n'
+    )
+    r = run_cli("bm25", "g.qrels", "-o", "out.trec", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out.trec").read_bytes().startswith(b"q\xff Q0 a.txt 1 ")

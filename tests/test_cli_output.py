@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 import pytrec_eval
 from conftest import TEST_DATA
 from test_cli import qrels_lsp, write
@@ -351,3 +352,218 @@ def test_check_says_a_listed_run_cannot_be_scored(tmp_path: Path) -> None:
     assert r.returncode == 1
     [line] = [x for x in r.stdout.splitlines() if "QR111" in x]
     assert ":1:8: error QR111 `bad.trec` is not scored: read as TREC run" in line
+
+
+COMMANDS_OF_RUNS = [
+    ["score", "{golden}", "{empty}"],
+    ["score", "{golden}", "{b}", "{empty}", "--strict"],
+    ["compare", "{golden}", "{b}", "{empty}"],
+    ["gate", "{golden}", "--base", "{b}", "--head", "{empty}"],
+    ["pool", "{golden}", "{empty}"],
+    ["fuse", "{b}", "{empty}", "--method", "rrf", "-o", "fused.trec"],
+]
+
+
+@pytest.mark.parametrize("args", COMMANDS_OF_RUNS, ids=lambda a: a[0])
+@pytest.mark.parametrize("content", ["", "\n\n"])
+def test_an_empty_run_file_is_named_and_exits_2(
+    tmp_path: Path, args: list[str], content: str
+) -> None:
+    """trec_eval refuses an empty run ("Cannot read results file"); a table of zeros with exit 0
+    would hide it. Every command that reads runs names the file on stderr and exits 2."""
+    golden, _a, b = _files(tmp_path)
+    empty = write(tmp_path / "empty.trec", content)
+    r = qrels_lsp(*(a.format(golden=golden, b=b, empty=empty) for a in args), cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "empty.trec" in r.stderr and "holds no ranking" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert "empty  (" not in r.stdout  # no table for it
+    assert not (tmp_path / "fused.trec").exists()
+
+
+def test_check_says_an_empty_run_is_not_scored(tmp_path: Path) -> None:
+    """In the editor (and `check`) an empty run bound to a golden set is an error on the run
+    (QR202) and where the golden set names it (QR111)."""
+    write(tmp_path / "g.qrels.yaml", "runs: [empty.trec]\n" + GOLDEN)
+    write(tmp_path / "empty.trec", "")
+    r = qrels_lsp("check", "g.qrels.yaml", "empty.trec", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "g.qrels.yaml:1:8: error QR111 `empty.trec` is not scored" in r.stdout
+    assert "empty.trec:1:1: error QR202 This run holds no ranking" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("line", "where"),
+    [
+        ("q1 0 d2 2 extra\n", "g.qrels:2:11: error QR301"),  # the extra field, where it starts
+        ("q1 0 d2 2\rq2 0 d3 1\n", "g.qrels:3:1: error QR301"),  # a lone CR: one line of eight
+    ],
+)
+def test_a_qrels_line_trec_eval_refuses_is_left_out_and_said_where(
+    tmp_path: Path, line: str, where: str
+) -> None:
+    """trec_eval refuses a qrels line of more than four fields (a lone CR is a blank to it, so
+    two lines joined by one are one line of eight fields). `check` calls it an error; `score`
+    leaves the line out, as the parser does, says so on stderr where `check` would (path, line,
+    column) and exits 1 with --strict. The scores are those of the file without the line."""
+    write(tmp_path / "g.qrels", "q1 0 d1 1\n" + line + "q2 0 d4 1\n")
+    write(tmp_path / "clean.qrels", "q1 0 d1 1\nq2 0 d4 1\n")
+    b = write(tmp_path / "b.trec", RUN_B_TREC)
+    r = qrels_lsp("score", "g.qrels", b, "--format", "json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    [said] = r.stderr.splitlines()
+    assert "g.qrels: 1 left out of the scores (1 QR301 malformed-line)" in said
+    assert f"the first: {where}" in said and "trec_eval refuses the file" in said
+    clean = qrels_lsp("score", "clean.qrels", b, "--format", "json", cwd=tmp_path)
+    assert (
+        json.loads(r.stdout)["runs"][0]["queries"] == json.loads(clean.stdout)["runs"][0]["queries"]
+    )
+    assert qrels_lsp("score", "g.qrels", b, "--strict", cwd=tmp_path).returncode == 1
+    check = qrels_lsp("check", "g.qrels", cwd=tmp_path)
+    assert check.returncode == 1 and where in check.stdout
+
+
+BIG = "9" * 309  # past a float: float() of it raised in the gains, the report, trec output
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("g.qrels.yaml", GOLDEN.replace("{d1: 1, d2: 2}", f"{{d1: 1, d2: {BIG}}}"), ":5:27:"),
+        ("g.json", f'{{"q1": {{"d1": 1, "d2": {BIG}}}, "q2": {{"d3": 1}}}}', ":1:24:"),
+        ("g.qrels", f"q1 0 d1 1\nq1 0 d2 {2**63 - 1}\nq2 0 d3 1\n", ":2:9:"),
+    ],
+    ids=["golden", "json", "trec-long-max"],
+)
+def test_a_grade_out_of_range_is_an_error_not_a_traceback(
+    tmp_path: Path, name: str, text: str, where: str
+) -> None:
+    """Every command that reads the grade says where it is (QR307) and leaves it out; score
+    counts it on stderr and fails with --strict; 9223372036854775807, C's LONG_MAX, is one too:
+    trec_eval's count of grade levels, grade + 1, overflows on it."""
+    golden = write(tmp_path / name, text)
+    b = write(tmp_path / "b.trec", RUN_B_TREC)
+    check = qrels_lsp("check", golden, cwd=tmp_path)
+    assert check.returncode == 1 and f"{name}{where} error QR307" in check.stdout, check.stdout
+    for fmt in ("table", "json", "trec"):
+        bounds = [] if fmt == "trec" else ["--bounds"]
+        r = qrels_lsp("score", golden, b, "--format", fmt, *bounds, cwd=tmp_path)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+        assert "1 left out of the scores (1 QR307 grade-out-of-range)" in r.stderr
+    assert qrels_lsp("score", golden, b, "--strict", cwd=tmp_path).returncode == 1
+    for args in (["compare", b, "--base", b], ["report", b, "-o", "r.html"], ["pool", b]):
+        r = qrels_lsp(args[0], golden, *args[1:], cwd=tmp_path)
+        assert "Traceback" not in r.stderr, (args, r.stderr)
+
+
+@pytest.mark.parametrize("where", ["golden", "config", "option"])
+def test_a_cutoff_past_2_to_the_53_is_refused(tmp_path: Path, where: str) -> None:
+    """`k: <309 digits>` in a golden set or the configuration is a located error (the default
+    k is used); `-k <309 digits>` is a usage error (exit 2); no traceback in any command."""
+    golden = write(
+        tmp_path / "g.qrels.yaml",
+        (f"k: {BIG}\n" if where == "golden" else "") + GOLDEN.removeprefix("k: 3\n"),
+    )
+    if where == "config":
+        write(tmp_path / "qrels-lsp.toml", f"k = {BIG}\n")
+    b = write(tmp_path / "b.trec", RUN_B_TREC)
+    option = ["-k", BIG] if where == "option" else []
+    for command in (
+        ["score", "--format", "trec"],
+        ["score", "--bounds"],
+        ["report", "-o", "r.html"],
+    ):
+        r = qrels_lsp(command[0], golden, b, *command[1:], *option, cwd=tmp_path)
+        assert "Traceback" not in r.stderr, r.stderr
+        assert r.returncode == (2 if where == "option" else 0), r.stderr
+        if where == "option":
+            assert "-k must be a positive integer, at most 2^53" in r.stderr
+    if where != "option":
+        check = qrels_lsp("check", tmp_path if where == "config" else golden, cwd=tmp_path)
+        assert "at most 2^53" in check.stdout, check.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "code"),
+    [
+        ("r.run.yaml", "results:\n  q1: [d1, null, d2]\n", "QR004"),  # fewer entries than lines
+        ("r.run.json", '{"q1": {"d1": NaN, "d2": 1.0}}', "QR314"),  # one line, one entry
+        ("g.json", '{"q1": {"d1": NaN, "d2": 1}, "q2": {"d3": 1}}', "QR314"),
+    ],
+)
+def test_what_a_fast_reader_leaves_out_of_a_yaml_or_json_file_is_counted(
+    tmp_path: Path, name: str, text: str, code: str
+) -> None:
+    """A run YAML or a JSON file is no file of one entry per line: counting its lines against
+    the entries read said nothing was left out of a one-line JSON file or a YAML flow list (a
+    null id, a NaN score or grade were dropped in silence, and --strict exited 0)."""
+    golden, _a, b = _files(tmp_path)
+    path = write(tmp_path / name, text)
+    args = [path, b] if name == "g.json" else [golden, path]
+    r = qrels_lsp("score", *args, "--strict", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert f"{name}: 1 left out of the scores (1 {code} " in r.stderr
+
+
+def test_queries_judged_only_negative_are_said_by_score_as_check_says_them(tmp_path: Path) -> None:
+    """A query whose grades are all negative: trec_eval 10 exits 4 or crashes on it
+    (tests/test_trec_eval_diff.py), pytrec_eval scores it 0. `check` warns (QR104, saying
+    why); `score` names it on stderr, scores it as pytrec_eval does, and fails with --strict as
+    `check --strict` does."""
+    qrels = write(tmp_path / "g.qrels", "q1 0 d1 1\nq1 0 d9 0\nq2 0 d3 -1\nq2 0 d8 -2\n")
+    b = write(tmp_path / "b.trec", RUN_B_TREC)
+    check = qrels_lsp("check", qrels, "--strict", cwd=tmp_path)
+    assert check.returncode == 1
+    assert "g.qrels:3:1: warning QR104 `q2` has no relevant document" in check.stdout
+    assert "all negative" in check.stdout and "exits 4" in check.stdout
+    r = qrels_lsp("score", qrels, b, "--format", "json", cwd=tmp_path)
+    assert r.returncode == 0
+    [said] = r.stderr.splitlines()
+    assert "warning QR104: 1 query is judged only with negative grades (q2)" in said
+    assert "exits 4" in said
+    theirs = pytrec_eval.RelevanceEvaluator(
+        {"q1": {"d1": 1, "d9": 0}, "q2": {"d3": -1, "d8": -2}}, {"map", "recip_rank"}
+    ).evaluate({"q1": {"d1": 3.0, "d9": 2.0}, "q2": {"d3": 5.0}})
+    ours = json.loads(r.stdout)["runs"][0]["queries"]
+    assert {q: (v["map"], v["mrr"]) for q, v in ours.items()} == {
+        q: (v["map"], v["recip_rank"]) for q, v in theirs.items()
+    }
+    assert qrels_lsp("score", qrels, b, "--strict", cwd=tmp_path).returncode == 1
+    clean = write(tmp_path / "c.qrels", "q1 0 d1 1\nq2 0 d3 0\n")  # 0: judged, no trouble
+    r = qrels_lsp("score", clean, b, "--strict", cwd=tmp_path)
+    assert r.returncode == 0 and r.stderr == ""
+
+
+def test_depth_and_judged_only_options_score_the_cut_run(tmp_path: Path) -> None:
+    """`score -M N -J` (trec_eval's options) scores what scoring the run cut by hand scores:
+    each ranking's first N in trec_eval's order, then its unjudged documents removed; `compare`
+    takes them too, and -M must be a positive integer."""
+    qrels = write(tmp_path / "g.qrels", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d4 1\nq2 0 d3 1\nq2 0 x 0\n")
+    run = write(
+        tmp_path / "r.trec",
+        "q1 Q0 x1 1 5 r\nq1 Q0 d2 2 4 r\nq1 Q0 d1 3 3 r\nq1 Q0 x2 4 2 r\nq1 Q0 d4 5 1 r\n"
+        "q2 Q0 y 1 9 r\nq2 Q0 x 2 9 r\nq2 Q0 d3 3 1 r\n",  # (x and y tie: y first, as trec_eval)
+    )
+    # -M 3: x1 d2 d1 and y x d3; then -J: d2 d1 and x d3
+    by_hand = write(
+        tmp_path / "cut.trec", "q1 Q0 d2 1 4 r\nq1 Q0 d1 2 3 r\nq2 Q0 x 1 9 r\nq2 Q0 d3 2 1 r\n"
+    )
+
+    def scores(*args: str | Path) -> object:
+        r = qrels_lsp(
+            "score", qrels, *args, "--format", "json", "--metrics", "map,P@2,ndcg,mrr",
+            cwd=tmp_path,
+        )  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)["runs"][0]["queries"]
+
+    assert scores(run, "-M", "3", "-J") == scores(by_hand)
+    assert scores(run, "--depth", "3", "--judged-only") == scores(by_hand)
+    assert scores(run, "-M", "3") != scores(run) != scores(run, "-J")
+    compared = qrels_lsp(
+        "compare", qrels, run, by_hand, "-M", "3", "-J", "--format", "json", cwd=tmp_path
+    )
+    assert compared.returncode == 0, compared.stderr
+    assert all(c["delta"] == 0.0 for c in json.loads(compared.stdout)["comparisons"])
+    bad = qrels_lsp("score", qrels, run, "-M", "0", cwd=tmp_path)
+    assert bad.returncode == 2 and "-M must be a positive integer" in bad.stderr

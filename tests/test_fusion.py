@@ -410,3 +410,29 @@ def test_fusing_again_after_an_edit_equals_fusing_afresh() -> None:
         assert again.rankings == fresh.rankings and again.scores == fresh.scores
         assert again.since is not None and again.since.keys == {"q5"}
         assert again.rankings["q1"] is first.rankings["q1"]
+
+
+@pytest.mark.parametrize("method", ["rrf", "combsum"])
+def test_fuse_writes_invalid_utf8_ids_back_byte_for_byte(tmp_path: Path, method: str) -> None:
+    """trec_eval compares ids as bytes, and a TREC run may hold bytes that are not UTF-8: the
+    fused run holds the same bytes (no traceback, no U+FFFD), ranked as trec_eval ranks them."""
+    a = tmp_path / "a.trec"
+    a.write_bytes(b"q1 Q0 d\xff1 1 2.0 a\nq1 Q0 d2 2 1.0 a\nq\xfe Q0 d3 1 1.0 a\n")
+    b = tmp_path / "b.trec"
+    b.write_bytes(b"q1 Q0 d\xff1 1 1.0 b\nq1 Q0 d\xfe3 2 0.5 b\n")
+    out = tmp_path / "fused.trec"
+    done = subprocess.run(
+        [*CLI, "fuse", str(a), str(b), "--method", method, "-o", str(out)],
+        capture_output=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line.split() for line in out.read_bytes().splitlines()]
+    # d2 and d\xfe3 tie (ranked second by one run each): by id descending, as bytes
+    assert [(q, d) for q, _q0, d, *_ in lines] == [
+        (b"q1", b"d\xff1"),
+        (b"q1", b"d\xfe3"),
+        (b"q1", b"d2"),
+        (b"q\xfe", b"d3"),
+    ]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 from conftest import TEST_DATA
-from qrels_lsp.core.formats.trec_run import read_trec_run_ids
+from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
 from qrels_lsp.core.metrics import (
     Metric,
     default_metrics,
@@ -404,3 +404,96 @@ def test_default_metric_names() -> None:
         "hit_rate@5",
         "judged@5",
     ]
+
+
+# -- trec_eval's -M and -J (core/metrics/cut.py) ---------------------------------------------------
+
+
+def _top(scores: Mapping[str, float], depth: int) -> dict[str, float]:
+    """The first ``depth`` documents as trec_eval orders them, found independently of the code
+    under test: score descending (float32, as pytrec_eval stores it), then id descending as
+    bytes."""
+    ranked = sorted(
+        scores.items(),
+        key=lambda kv: (f32(kv[1]), kv[0].encode("utf-8", "surrogateescape")),
+        reverse=True,
+    )
+    return dict(ranked[:depth])
+
+
+@pytest.mark.parametrize(("qrels_name", "run_name", "level"), PAIRS)
+@pytest.mark.parametrize(
+    ("depth", "judged_only"), [(None, True), (5, False), (3, True), (40, True)]
+)
+def test_depth_and_judged_only_equal_pytrec_eval(
+    qrels_name: str, run_name: str, level: int, depth: int | None, judged_only: bool
+) -> None:
+    """RunCut(-M, -J) then our metrics equals pytrec_eval given the run cut to its top ``depth``
+    (an oracle built here) and ``judged_docs_only_flag`` for -J."""
+    from qrels_lsp.core.metrics import RunCut
+
+    grades = qrels_of(qrels_name).grades()
+    run = run_of(run_name)
+    scores = scored_run(run)
+    if depth is not None:
+        scores = {qid: _top(docs, depth) for qid, docs in scores.items()}
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        grades, PYTREC_MEASURES, relevance_level=level, judged_docs_only_flag=judged_only
+    )
+    expected = evaluator.evaluate(scores)
+    assert expected
+    cut = RunCut(depth, judged_only).apply(run.ranked_ids(), grades)
+    ours = evaluate(grades, cut, METRICS, level=level).per_query
+    for qid, values in expected.items():
+        for m, name in MEASURES.items():
+            assert abs(ours[qid][name] - values[m]) <= 1e-12, (qid, m, ours[qid][name], values[m])
+    if depth is not None:
+        assert all(len(r) <= depth for r in cut.values())
+
+
+# -- mrr@k and ir_measures' RR@k ---------------------------------------------------------------------
+
+
+def _ir_measures(name: str, grades: Mapping[str, Mapping[str, int]], run: Run) -> dict[str, float]:
+    import ir_measures
+
+    measure = ir_measures.parse_measure(name)
+    return {m.query_id: m.value for m in ir_measures.iter_calc([measure], grades, scored_run(run))}
+
+
+def test_rr_at_k_breaks_ties_otherwise_in_ir_measures() -> None:
+    """ir_measures computes `RR@k` with MS MARCO's script (its msmarco provider: pytrec_eval's
+    recip_rank takes no cutoff), which sorts by score, then document id *ascending*; trec_eval's
+    order, ours, breaks ties by id descending. docs/metrics.md says so."""
+    import ir_measures
+
+    run = parse_trec_run("q Q0 a 1 1.0 t\nq Q0 b 2 1.0 t\nq Q0 c 3 1.0 t\n")
+    grades = {"q": {"a": 1}}
+    ours = evaluate(grades, run.ranked_ids(), [Metric("mrr", 10), Metric("mrr")]).per_query["q"]
+    assert run.ranked_ids()["q"] == ["c", "b", "a"] and ours == {"mrr@10": 1 / 3, "mrr": 1 / 3}
+    assert _ir_measures("RR@10", grades, run) == {"q": 1.0}  # a, b, c: a first
+    assert _ir_measures("RR", grades, run) == {"q": 1 / 3}  # pytrec_eval: trec_eval's order
+    provider = ir_measures.msmarco.evaluator([ir_measures.parse_measure("RR@10")], grades)
+    assert {m.value for m in provider.iter_calc(scored_run(run))} == {1.0}
+
+
+@pytest.mark.parametrize(("qrels_name", "run_name", "level"), PAIRS)
+def test_rr_at_k_equals_ir_measures_with_ties_broken_ascending(
+    qrels_name: str, run_name: str, level: int
+) -> None:
+    """Ours equals ir_measures' RR@10 on every query without a tie, and on every query once the
+    ranking is ordered as ir_measures orders it (score descending, id ascending); the queries
+    where the two differ are all tied ones."""
+    grades = qrels_of(qrels_name).grades()
+    run = run_of(run_name)
+    name = "RR@10" if level == 1 else f"RR(rel={level})@10"
+    theirs = _ir_measures(name, grades, run)
+    metric = parse_metric(name)
+    for qid, scores in scored_run(run).items():
+        if qid not in grades:
+            continue
+        ascending = [d for d, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]
+        assert query_scores(grades[qid], ascending, [metric], level)[str(metric)] == theirs[qid]
+        ours = query_scores(grades[qid], run.rankings[qid].doc_ids(), [metric], level)
+        if len(set(scores.values())) == len(scores):
+            assert ours[str(metric)] == theirs[qid], qid

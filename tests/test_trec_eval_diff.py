@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 from qrels_lsp.core.base.files import read_text
 from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels, read_trec_qrels_grades
-from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
+from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids, trec_run_tag
 from qrels_lsp.core.formats.trec_stream import StreamStats, stream_rankings
-from qrels_lsp.core.metrics import format_value
+from qrels_lsp.core.metrics import RunCut, format_value
 from qrels_lsp.core.metrics.evaluate import evaluate, evaluate_stream
 from qrels_lsp.core.metrics.metric import Metric, trec_eval_name
 
@@ -60,6 +60,8 @@ COMPLEMENT = {str(m) for m in METRICS if m.measure.complement}  # trec_eval prin
 
 QIDS = [b"q1", b"q2", b"10", b"\xe6\x96\x87", b"q\xff", b"q\xfe"]
 DOCS = [b"d%d" % i for i in range(1, 13)] + [b"D1", b"\xc3\xa9", b"d\xff", b"d\xfe", b"d#1"]
+DOCS += [b"d\xc2\xa0x", b"d\x1cx"]  # a no-break space, a separator str.split() takes
+TAGS = [b"tag", b"t2", b"t\xc2\xa0x"]
 GRADES = [b"0", b"1", b"2", b"3", b"-1", b"R", b"2.7", b"\xd9\xa1", b"+1", b"01", b"1x", b"-0"]
 SCORES = [
     b"1", b"2", b"2.5", b"0x1p1", b"0x1.8p1", b"nan", b"inf", b"-inf", b"1e", b"3abc", b".5",
@@ -110,7 +112,7 @@ def make_run(rng: random.Random) -> bytes:
                 lines.append(_lead(rng) + b"# comment" + _end(rng))
             if rng.random() < 0.05:
                 lines.append(rng.choice([b"", b" ", b"\t", b"\r"]) + b"\n")
-            fields = [q, b"Q0", d, b"%d" % rank, rng.choice(SCORES), b"tag"]
+            fields = [q, b"Q0", d, b"%d" % rank, rng.choice(SCORES), rng.choice(TAGS)]
             if rng.random() < 0.1:
                 fields.append(b"extra fields")
             line = _lead(rng) + _sep(rng).join(fields)
@@ -122,10 +124,13 @@ def make_run(rng: random.Random) -> bytes:
     return data
 
 
-def trec_eval(qrels: Path, run: Path) -> dict[tuple[str, str], str] | None:
+def trec_eval(
+    qrels: Path, run: Path, options: tuple[str, ...] = ()
+) -> dict[tuple[str, str], str] | None:
     """(measure, qid) -> value as trec_eval prints them; None when it refuses the files (or
     crashes: a comment last in the qrels)."""
-    args = [TREC_EVAL, "-q", "-c"] + [a for n in TREC_NAMES for a in ("-m", _te_measure(n))]
+    args = [TREC_EVAL, "-q", "-c", *options, "-m", "runid"]
+    args += [a for n in TREC_NAMES for a in ("-m", _te_measure(n))]
     done = subprocess.run([*args, str(qrels), str(run)], capture_output=True, timeout=60)
     if done.returncode != 0:
         return None
@@ -135,6 +140,8 @@ def trec_eval(qrels: Path, run: Path) -> dict[tuple[str, str], str] | None:
         name = name.strip()
         if qid != "all" and name in TREC_NAMES:
             out[(TREC_NAMES[name], qid)] = value
+        elif name == "runid":
+            out[("runid", qid)] = value
     return out
 
 
@@ -144,7 +151,7 @@ def _te_measure(name: str) -> str:
     return f"{base}.{k}" if k.isdigit() or "=" in k else name
 
 
-def ours(qrels: Path, run: Path) -> dict[tuple[str, str], str]:
+def ours(qrels: Path, run: Path, cut: RunCut | None = None) -> dict[tuple[str, str], str]:
     qtext, _ = read_text(qrels)
     rtext, _ = read_text(run)
     assert qtext is not None and rtext is not None
@@ -152,14 +159,16 @@ def ours(qrels: Path, run: Path) -> dict[tuple[str, str], str]:
     ranked = parse_trec_run(rtext).ranked_ids()
     assert read_trec_qrels_grades(qtext) == grades
     assert read_trec_run_ids(rtext) == ranked
-    ev = evaluate(grades, ranked, METRICS)
+    cut = cut or RunCut()
+    ev = evaluate(grades, cut.apply(ranked, grades), METRICS)
     for chunk in (1, 7, 64):  # streamed as `score` streams a large run, in chunks of bytes
-        assert evaluate_stream(grades, stream_rankings(run, StreamStats(), chunk), METRICS) == ev
+        parts = cut.stream(stream_rankings(run, StreamStats(), chunk), grades)
+        assert evaluate_stream(grades, parts, METRICS) == ev
     return {
         (name, qid): format_value(1.0 - v if name in COMPLEMENT else v).strip()
         for qid, values in ev.per_query.items()
         for name, v in values.items()
-    }
+    } | {("runid", "all"): trec_run_tag(rtext) or ""}
 
 
 # The findings that say trec_eval refuses a file (or crashes on it).
@@ -191,6 +200,28 @@ def test_trec_eval_10_gives_the_same_numbers(tmp_path: Path) -> None:
             assert mine.get(key) == value, (case, key, value, mine.get(key))
         compared += len(theirs)
     assert refused < CASES // 4 and compared > CASES * 5
+
+
+def test_trec_eval_10_with_depth_and_judged_only(tmp_path: Path) -> None:
+    """trec_eval's -M N and -J against core/metrics/cut.py's RunCut, on the same generated
+    files: the ranking cut to its first N in trec_eval's order, then the unjudged removed."""
+    rng = random.Random(30)
+    compared = 0
+    for case in range(CASES // 2):
+        qrels, run = tmp_path / f"qrels{case}", tmp_path / f"run{case}"
+        qrels.write_bytes(make_qrels(rng))
+        run.write_bytes(make_run(rng))
+        depth = rng.choice([None, 1, 2, 3, 5, 8])
+        judged_only = rng.random() < 0.6
+        options = (("-M", str(depth)) if depth is not None else ()) + (("-J",) * judged_only)
+        theirs = trec_eval(qrels, run, options)
+        if theirs is None:
+            continue
+        mine = ours(qrels, run, RunCut(depth, judged_only))
+        for key, value in theirs.items():
+            assert mine.get(key) == value, (case, options, key, value, mine.get(key))
+        compared += len(theirs)
+    assert compared > CASES * 2
 
 
 @pytest.mark.slow
@@ -230,3 +261,30 @@ def test_a_run_past_the_editors_cap_is_scored_as_trec_eval_scores_it(tmp_path: P
 
     assert table(mine.stdout) == table(theirs.stdout)
     assert len(table(theirs.stdout)) == 5 * 2_001
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "codes"),
+    [
+        (b"q0 0 d3 -1\nq1 0 d1 1\n", b"q0 Q0 d3 1 1 r\nq1 Q0 d1 1 1 r\n", {4}),  # first: exit 4
+        (b"q1 0 d1 1\nq2 0 d3 -2\n", b"q1 Q0 d1 1 2 r\nq2 Q0 d3 1 1 r\n", {-11, 139}),  # crash
+        (b"q1 0 d1 9223372036854775807\n", b"q1 Q0 d1 1 1 r\n", {4}),  # LONG_MAX: grade + 1
+        (b"q1 0 d1 1000000000000\n", b"q1 Q0 d1 1 1 r\n", {4}),  # 8 TB of counters
+        (b"q1 0 d1 1\n", b"", {2}),  # an empty run: "Cannot read results file"
+        (b"q1 0 d1 1 extra\n", b"q1 Q0 d1 1 1 r\n", {2}),  # five fields: "Malformed line"
+        (b"q1 0 d1 1\rq1 0 d2 1\n", b"q1 Q0 d1 1 1 r\n", {2}),  # a lone CR: one line of eight
+    ],
+)
+def test_trec_eval_fails_where_qrels_lsp_says_why(
+    tmp_path: Path, qrels: bytes, run: bytes, codes: set[int]
+) -> None:
+    """What qrels-lsp reports as a file trec_eval cannot score (QR104's negative-only query,
+    QR307, an empty run, QR301) is what trec_eval 10 fails on, with the exit codes said."""
+    (tmp_path / "q").write_bytes(qrels)
+    (tmp_path / "r").write_bytes(run)
+    done = subprocess.run(
+        [TREC_EVAL, "-m", "map", str(tmp_path / "q"), str(tmp_path / "r")],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode in codes, (done.returncode, done.stderr)

@@ -51,6 +51,7 @@ def test_trec_qrels_findings_and_spans() -> None:
     assert LineIndex(QRELS).position(short.span.start, "utf-16") == (4, 11)
     assert "found 3" in short.message and "grade" in short.message
     assert where(QRELS, extra.span) == (5, 10, 5, 15)
+    assert "trec_eval refuses the file" in extra.message and "leaves the line out" in extra.message
     assert where(QRELS, bad.span) == (6, 8, 6, 9)
     assert "grade" in bad.message and "reads it as 0" in bad.message  # atol('x'): judged, 0
     assert where(QRELS, blank.span) == (7, 0, 7, 0)  # trec_eval refuses a blank qrels line
@@ -65,7 +66,8 @@ def test_trec_qrels_model() -> None:
     assert where(QRELS, q1.span) == (1, 0, 1, 2)
     assert where(QRELS, q1.block) == (1, 0, 8, 11)
     assert QRELS[q1.judgments[1].span.start : q1.judgments[1].span.end] == "doc#2"
-    assert q.queries["q2"].grades() == {"d3": 1, "d4": 0}
+    # d3's line has a fifth field: trec_eval refuses the file, and the line is left out
+    assert q.queries["q2"].grades() == {"d4": 0}
     assert read_trec_qrels_grades(QRELS) == q.grades()
 
 
@@ -109,8 +111,8 @@ def test_trec_run_findings_and_spans() -> None:
 
 def test_trec_run_model() -> None:
     r = parse_trec_run(RUN)
-    assert r.name == "tag😀"
-    assert r.name_span is not None and where(RUN, r.name_span) == (0, 16, 0, 20)
+    assert r.name == "tag"  # the last line's tag, trec_eval's runid (not the first's, tag😀)
+    assert r.name_span is not None and where(RUN, r.name_span) == (7, 12, 7, 15)
     assert r.ranked_ids() == {"q1": ["B", "文档A", "C"], "q2": ["F", "E"]}  # E: NaN, kept
     q1 = r.rankings["q1"]
     assert [d.score for d in q1.docs] == [3.0, 2.0, 0.0]

@@ -24,7 +24,12 @@ from qrels_lsp.core.formats.topics import (
 )
 from qrels_lsp.core.formats.trec_lines import sniff_trec_kind
 from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels, read_trec_qrels_grades
-from qrels_lsp.core.formats.trec_run import _read_strict_run, parse_trec_run, read_trec_run_ids
+from qrels_lsp.core.formats.trec_run import (
+    _read_strict_run,
+    parse_trec_run,
+    read_trec_run_ids,
+    trec_run_tag,
+)
 from qrels_lsp.core.metrics import order_by_score
 from qrels_lsp.core.model import Qrels, Run
 
@@ -153,6 +158,7 @@ def test_run_parser_never_raises_and_spans_fit(text: str) -> None:
 def test_fast_paths_agree_with_parsers(text: str) -> None:
     assert read_trec_run_ids(text) == parse_trec_run(text).ranked_ids()
     assert read_trec_qrels_grades(text) == parse_trec_qrels(text).grades()
+    assert trec_run_tag(text) == parse_trec_run(text).name  # the runid: the last line's tag
 
 
 # Runs as retrievers write them: six plain fields, queries grouped or interleaved, tied and

@@ -200,14 +200,34 @@ def test_a_grade_without_digits_is_judged_not_relevant() -> None:
     assert "reads it as 0" in f.message
 
 
-@pytest.mark.parametrize("digits", [309, 4301, 100_000])
-def test_huge_grades_are_clamped_and_scored(digits: int) -> None:
-    text = f"q 0 a {'9' * digits}\nq 0 b -{'9' * digits}\nq 0 c 1\n"
-    q = parse_trec_qrels(text)
-    assert q.grades()["q"] == {"a": 2**63 - 1, "b": -(2**63), "c": 1}
-    assert read_trec_qrels_grades(text) == q.grades()
-    assert [f.code for f in q.findings] == ["QR307", "QR307"]
-    metrics = [Metric("ndcg", 10), Metric("map"), Metric("precision", 10)]
+HUGE = ["9" * 309, "9" * 4301, "9" * 100_000, str(2**63 - 1), str(2**63), str(2**53 + 1)]
+
+
+@pytest.mark.parametrize("grade", HUGE, ids=lambda g: g[:4] + f"..({len(g)})")
+@pytest.mark.parametrize("fmt", ["trec", "json", "golden"])
+def test_grades_out_of_range_are_left_out_with_a_finding(grade: str, fmt: str) -> None:
+    """A grade beyond ±2^53 (a 309-digit one overflowed float() in the gains: a traceback; C's
+    LONG_MAX, 9223372036854775807, makes trec_eval's count of grade levels overflow) is an
+    error where it is written and its judgment is left out, in every qrels format and by the
+    fast readers alike; 2^53 itself is a grade."""
+    from qrels_lsp.core.formats.json_qrels import parse_json_qrels, read_json_grades
+
+    if fmt == "trec":
+        text = f"q 0 a {grade}\nq 0 b -{grade}\nq 0 c 1\nq 0 d {2**53}\n"
+        q, fast = parse_trec_qrels(text), read_trec_qrels_grades(text)
+    elif fmt == "json":
+        text = f'{{"q": {{"a": {grade}, "b": -{grade}, "c": 1, "d": {2**53}}}}}'
+        q, fast = parse_json_qrels(text), read_json_grades(text)
+    else:
+        text = f"queries:\n  q:\n    relevant: {{a: {grade}, b: -{grade}, c: 1, d: {2**53}}}\n"
+        q = parse_golden(text)
+        fast = q.grades()
+    assert q.grades() == {"q": {"c": 1, "d": 2**53}} == fast
+    out = [f for f in q.findings if f.code == "QR307"]
+    assert [text[f.span.start : f.span.end] for f in out] == [grade, f"-{grade}"]
+    assert "out of range" in out[0].message and "trec_eval" in out[0].message
+    assert out[0].severity.label == "error" and len(out[0].message) < 600
+    metrics = [Metric("ndcg", 10), Metric("map"), Metric("precision", 10), Metric("rbp")]
     ev = evaluate(q.grades(), {"q": ["a", "b", "c"]}, metrics)
     assert all(0.0 <= v <= 1.0 for v in ev.per_query["q"].values())
 
@@ -216,8 +236,10 @@ def test_huge_grades_are_clamped_and_scored(digits: int) -> None:
 
 
 def test_tabs_spaces_and_crs_are_all_blanks() -> None:
-    mixed = "q1\t0 a\t\t1\r\nq1 \t0\td\x0bb\x0c 2\r\n"
-    assert parse_trec_qrels(mixed).grades() == {"q1": {"a": 1, "d": 0}}
+    mixed = "q1\t0 a\t\t1\r\nq1\x0b0\x0cc \t3\r\nq1 \t0\td\x0bb\x0c 2\r\n"
+    # d\vb is two fields: five in the line, which trec_eval refuses (Malformed line): left out
+    assert parse_trec_qrels(mixed).grades() == {"q1": {"a": 1, "c": 3}}
+    assert read_trec_qrels_grades(mixed) == {"q1": {"a": 1, "c": 3}}
     assert parse_trec_qrels("q1 0 a 1\nq1 0 b\t 2\n").grades() == {"q1": {"a": 1, "b": 2}}
 
 
@@ -362,3 +384,46 @@ def test_score_with_a_negative_level_says_how_trec_eval_differs(tmp_path: Path) 
     )
     assert r.returncode == 0, r.stderr
     assert "trec_eval -l -1 counts every retrieved unjudged document as relevant" in r.stderr
+
+
+# --- the runid, and blanks that are not trec_eval's ------------------------------------------------
+
+
+def _trec_output(tmp_path: Path, qrels: bytes, run: bytes) -> list[str]:
+    (tmp_path / "q.qrels").write_bytes(qrels)
+    (tmp_path / "r.run").write_bytes(run)
+    r = subprocess.run(
+        [sys.executable, "-m", "qrels_lsp.cli", "score", "q.qrels", "r.run", "--format", "trec",
+         "--metrics", "map"],
+        capture_output=True, env=ENV, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    return r.stdout.decode("utf-8").splitlines()
+
+
+def test_the_runid_is_the_last_lines_tag(tmp_path: Path) -> None:
+    """trec_eval 10 keeps each line's tag over the last one's (get_trec_results.c): runid is the
+    last result line's tag, whatever the first line says; comments and short lines after it do
+    not count."""
+    out = _trec_output(
+        tmp_path,
+        b"q1 0 d1 1\nq2 0 d3 1\n",
+        b"q1 Q0 d1 1 2.0 first\nq2 Q0 d3 1 1.0 last\n# a comment 1 2 3 4 5 6\n\n",
+    )
+    assert "runid                 \tall\tlast" in out
+    text = "q1 Q0 d1 1 2.0 first\nq2 Q0 d3 1 1.0 last\n#c c c c c c\n"
+    assert parse_trec_run(text).name == "last"
+
+
+def test_a_no_break_space_is_no_blank(tmp_path: Path) -> None:
+    """U+00A0 (bytes C2 A0) is not a blank to C's isspace in the C locale, which trec_eval
+    splits fields with; Python's str.split() takes it for one. A document id holding it is one
+    field, and so is a tag: the runid is the sixth field as trec_eval counts them."""
+    nbsp = "\u00a0".encode()
+    out = _trec_output(
+        tmp_path,
+        b"q1 0 d" + nbsp + b"x 1\nq1 0 d2 0\n",
+        b"q1 Q0 d" + nbsp + b"x 1 2.0 r\nq1 Q0 d2 2 1.0 r" + nbsp + b"x\n",
+    )
+    assert "runid                 \tall\tr\u00a0x" in out  # not `2.0`, nor `r`
+    assert "map                   \tq1\t1.0000" in out

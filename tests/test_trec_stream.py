@@ -27,7 +27,8 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 QIDS = st.sampled_from([b"q1", b"q2", b"10", b"\xe6\x96\x87", b"q\xff", b"#c", b""])
-DOCS = st.sampled_from([b"d1", b"d2", b"d3", b"D1", b"\xc3\xa9", b"d\xff", b"d1"])
+DOCS = st.sampled_from([b"d1", b"d2", b"d3", b"D1", b"\xc3\xa9", b"d\xff", b"d1", b"d\xc2\xa0x"])
+TAGS = st.sampled_from([b"tag", b"t2", b"t\xc2\xa0x", b"t\x1cx"])  # (no blanks to trec_eval)
 SCORES = st.sampled_from([b"1", b"2.5", b"0x1p1", b"nan", b"-inf", b"1e", b"3abc", b".5", b"1_0"])
 SEP = st.sampled_from([b" ", b" ", b"\t", b"  ", b"\x0b", b"\r"])
 END = st.sampled_from([b"\n", b"\n", b"\r\n", b" \n"])
@@ -38,7 +39,7 @@ METRICS = [Metric("recall", 2), Metric("ndcg", 3), Metric("map"), Metric("mrr")]
 def run_bytes(draw: st.DrawFn) -> bytes:
     lines = []
     for _ in range(draw(st.integers(0, 30))):
-        fields = [draw(QIDS), b"Q0", draw(DOCS), b"1", draw(SCORES), b"tag"]
+        fields = [draw(QIDS), b"Q0", draw(DOCS), b"1", draw(SCORES), draw(TAGS)]
         fields = fields[: draw(st.sampled_from([6, 6, 6, 6, 5, 7]))]
         lines.append(draw(SEP).join(fields) + draw(END))
     if draw(st.booleans()):
@@ -68,6 +69,9 @@ def test_a_streamed_run_reads_as_the_whole_text(tmp_path: Path, data: bytes, chu
     assert list(merged(chunks)) == list(whole)  # queries in the order they are first given
     assert stats.tag == trec_run_tag(text)
     assert bool(stats.dropped) <= bool(dropping(parse_trec_run(text).findings))
+    # each drop located in the whole file, where the whole text's reading finds it
+    whole_drops = {(f.code, f.span) for f in dropping(parse_trec_run(text).findings)}
+    assert {(f.code, f.span) for f in stats.dropped} <= whole_drops
     grades = {"q1": {"d1": 1, "d2": 0}, "10": {"d3": 2}, "zz": {"d1": 1}}
     assert evaluate_stream(grades, chunks, METRICS) == evaluate(grades, whole, METRICS)
 
@@ -106,8 +110,38 @@ def test_the_project_scores_a_streamed_run_as_a_run_read_whole(tmp_path: Path) -
         ctx = project.context(qrels, "trec-qrels", model)  # type: ignore[arg-type]
         result = project.score_run(ctx, run, fast=True)
         entries = sum(map(len, result.rankings.values())) if stream_over is None else None
-        dropped = [f.code for f in project.dropped(run, "run", entries)]
+        dropped = [(f.code, f.span) for f in project.dropped(run, "run", entries)]
         results[stream_over] = (result.evaluation, result.error, project.runid(result), dropped)
-    assert results[None] == results[64]
-    assert results[64][2:] == ("mytag", ["QR301"])
+    assert results[None] == results[64]  # the drop where it is in the file, streamed or not
+    [(code, span)] = results[64][3]
+    assert results[64][2] == "mytag" and code == "QR301"
+    assert run.read_text()[span.start - 8 : span.start] == "bad line"  # (the missing column)
     assert read_trec_qrels_grades(text)["7"] == {"d10": 1, "d900": 2}
+
+
+def test_a_streamed_run_is_cut_as_a_run_read_whole(tmp_path: Path) -> None:
+    """`score -M N -J` on a run too large to hold: each part is cut as the whole run is."""
+    from dataclasses import replace
+
+    from qrels_lsp.core.metrics import RunCut
+
+    run = tmp_path / "run.trec"
+    run.write_text(
+        "".join(f"{q} Q0 d{d} {d} {50 - d} t\n" for q in range(20) for d in range(q % 7, 30))
+    )
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(
+        "".join(f"{q} 0 d{d} {d % 3 - 1}\n" for q in range(20) for d in range(0, 30, 4))
+    )
+    evaluations = {}
+    for stream_over in (None, 64):
+        project = Project(
+            Config(root=tmp_path), boundary=Boundary.of([tmp_path]), stream_over=stream_over
+        )
+        _kind, _text, model, _error = project.load(qrels)
+        assert model is not None
+        ctx = project.context(qrels, "trec-qrels", model)  # type: ignore[arg-type]
+        ctx = replace(ctx, metrics=[*METRICS, Metric("judged", 5)], cut=RunCut(4, True))
+        evaluations[stream_over] = project.score_run(ctx, run, fast=True).evaluation
+    assert evaluations[None] == evaluations[64]
+    assert evaluations[None].per_query["3"]["judged@5"] == 1.0  # -J: what is left is judged

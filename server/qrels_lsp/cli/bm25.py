@@ -14,6 +14,7 @@ from .common import (
     config_for,
     log_text,
     output,
+    positive_option,
     progress_on,
     workspace_of,
 )
@@ -37,8 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.project.analysis import Project
     from ..core.search.baseline import baseline_trec
 
-    if args.depth < 1:
-        raise UsageError("--depth must be a positive integer")
+    positive_option(args.depth, "--depth")
     workspace = workspace_of(args, [args.golden])
     if not args.golden.exists():
         raise UsageError(f"{args.golden} does not exist")
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     index = project.indexes.build(ctx.corpus) if isinstance(ctx.corpus, Corpus) else None
     if index is None:
         raise UsageError(f"no corpus to search: {corpus_problem(ctx)}")
-    with output(args.output) as out:
+    with output(args.output, errors="surrogateescape") as out:  # ids byte for byte
         out.writelines(baseline_trec(model, index, args.depth))
     print(
         f"wrote {log_text(args.output)}: {len(model.queries)} queries, depth {args.depth}",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     from ..core.base.boundary import Boundary
     from ..core.chunks import ChunkRule
+    from ..core.metrics import RunCut
     from ..core.project.config import Config
 
 
@@ -28,6 +29,15 @@ def log_text(text: object) -> str:
     from ..core.base.escape import for_log
 
     return for_log(str(text))
+
+
+def positive_option(value: int | None, option: str) -> None:
+    """A count given on the command line (``-k``, ``--depth``): positive, and at most 2^53
+    (``core/model.py``'s INT_LIMIT: a 309-digit one would overflow a float)."""
+    from ..core.model import INT_LIMIT
+
+    if value is not None and not 1 <= value <= INT_LIMIT:
+        raise UsageError(f"{option} must be a positive integer, at most 2^53 ({INT_LIMIT:,})")
 
 
 def allow_outside(p: argparse.ArgumentParser) -> None:
@@ -131,6 +141,35 @@ def progress_on(stream: TextIO = sys.stderr) -> Callable[[str, int, int], None] 
         stream.flush()
 
     return report
+
+
+def cut_options(p: argparse.ArgumentParser) -> None:
+    """trec_eval's ``-M N`` and ``-J``, named as it names them (core/metrics/cut.py)."""
+    p.add_argument(
+        "-M",
+        "--depth",
+        dest="cut_depth",
+        metavar="N",
+        type=int,
+        help="evaluate only the first N documents of each ranking (trec_eval -M)",
+    )
+    p.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="remove the documents not judged (or judged negative) from each ranking before "
+        "evaluating it (trec_eval -J)",
+    )
+
+
+def cut_of(args: argparse.Namespace) -> RunCut | None:
+    """The cut ``-M``/``-J`` ask for (None: neither); a bad depth is a usage error."""
+    from ..core.metrics import RunCut
+
+    depth = getattr(args, "cut_depth", None)
+    judged_only = bool(getattr(args, "judged_only", False))
+    positive_option(depth, "-M")
+    return RunCut(depth, judged_only) if depth is not None or judged_only else None
 
 
 def chunk_options(p: argparse.ArgumentParser) -> None:

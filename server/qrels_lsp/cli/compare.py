@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import UsageError, allow_outside, by_tag, chunk_options, log_text
+from .common import UsageError, allow_outside, by_tag, chunk_options, cut_options, log_text
 
 if TYPE_CHECKING:
     from ..core.base.findings import Finding
@@ -49,6 +49,7 @@ def add(sub: Any) -> None:
     by_tag(s, "each tag's comparison, a family of its own, after the whole set's")
     s.add_argument("--config", type=Path)
     chunk_options(s)
+    cut_options(s)
     allow_outside(s)
     s.set_defaults(func=run, baseline=None)
 

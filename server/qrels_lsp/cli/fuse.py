@@ -74,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
 
     fused = fuse(params, inputs)
     tag = run_tag(args.name or params.method, params.method)
-    write_file(args.output, trec_text(fused, tag))
+    # Ids are written back byte for byte: an invalid UTF-8 byte a TREC run held (read as a lone
+    # surrogate, as trec_eval compares ids as bytes) is that byte again.
+    write_file(args.output, trec_text(fused, tag), errors="surrogateescape")
     lines = sum(len(r) for r in fused.rankings.values())
     print(
         f"wrote {log_text(args.output)}: {len(fused.rankings)} queries, {lines:,} lines, "

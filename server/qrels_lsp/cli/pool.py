@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import UsageError, allow_outside, log_text
+from .common import UsageError, allow_outside, log_text, positive_option
 
 if TYPE_CHECKING:
     from ..core.coverage.pool import Pair, Pool
@@ -50,9 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from .score import golden_context, named_runs, project_for
 
     for name in ("depth", "limit"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise UsageError(f"--{name} must be a positive integer")
+        positive_option(getattr(args, name), f"--{name}")
     project, config = project_for(args)
     ctx, _entries = golden_context(args, project, config)
     runs = named_runs(args.runs, project, ctx)

@@ -17,6 +17,20 @@ if TYPE_CHECKING:
     from ..core.project.analysis import Project, QrelsContext, RunResult
 
 
+def finding_line(path: object, line: int, col: int, f: Finding) -> str:
+    """A finding as `check` prints it (1-based line and column): ``path:line:col: severity CODE
+    message``, quoted for a terminal or CI log."""
+    return f"{log_text(path)}:{line}:{col}: {f.severity.label} {f.code} {log_text(f.message)}"
+
+
+def located(path: object, text: str, f: Finding) -> str:
+    """:func:`finding_line` of a finding in ``text``."""
+    from ..core.base.text import line_index
+
+    line, col = line_index(text).position(f.span.start)
+    return finding_line(path, line + 1, col + 1, f)
+
+
 def print_findings(
     reports: list[tuple[str, str, list[Finding]]],
     fmt: str,
@@ -63,9 +77,7 @@ def print_findings(
                 f"::{github_data(f.message)}"
             )
         else:
-            print(
-                f"{log_text(path)}:{line}:{col}: {f.severity.label} {f.code} {log_text(f.message)}"
-            )
+            print(finding_line(path, line, col, f))
     if fmt == "text":
         counts: dict[str, int] = {}
         for *_, f in rows:

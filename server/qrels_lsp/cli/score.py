@@ -15,11 +15,14 @@ from .common import (
     chunk_options,
     chunk_rule,
     config_for,
+    cut_of,
+    cut_options,
     log_text,
+    positive_option,
     progress_on,
     workspace_of,
 )
-from .render import corpus_problem, render_scores
+from .render import corpus_problem, located, render_scores
 
 if TYPE_CHECKING:
     from ..core.base.findings import Finding
@@ -65,13 +68,15 @@ def add(sub: Any) -> None:
         "--baseline", choices=["bm25"], help="also score a BM25 run over the golden set's corpus"
     )
     chunk_options(s)
+    cut_options(s)
     allow_outside(s)
     s.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Exit 0; 2 when the golden set or a run cannot be scored (it is named on stderr and has no
-    table); 1 with ``--strict`` when a file had lines or entries left out."""
+    table); 1 with ``--strict`` when a file had lines or entries left out, or queries that
+    trec_eval cannot score (judged only with negative grades)."""
     project, config = project_for(args)
     ctx, judged = golden_context(args, project, config)
     results, broken = _results(args, project, ctx)
@@ -79,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     for r in unscored:
         say(r.path, r.error or "")
     dropped = _report_dropped(project, [(args.golden, "qrels", judged), *_entries(results)])
+    dropped |= _report_negative_only(ctx)
     _report_corpus_limits(ctx)
     scored = [r for r in results if not r.error]
     if scored:
@@ -99,8 +105,11 @@ def _bounds(ctx: QrelsContext, results: list[RunResult]) -> list[Evaluation]:
     """Each run's optimistic bounds (core/coverage/bounds.py), in the order of ``results``."""
     from ..core.coverage.bounds import upper_bounds
 
+    cut = ctx.cut.apply if ctx.cut is not None else lambda rankings, _grades: rankings
     return [
-        upper_bounds(ctx.grades, r.rankings, ctx.metrics, ctx.k, ctx.level, ctx.unanswerable)
+        upper_bounds(
+            ctx.grades, cut(r.rankings, ctx.grades), ctx.metrics, ctx.k, ctx.level, ctx.unanswerable
+        )
         for r in results
     ]
 
@@ -124,8 +133,7 @@ def project_for(args: argparse.Namespace) -> tuple[Project, Config]:
         raise UsageError("--bounds has no trec_eval form: use --format table, json or markdown")
     if getattr(args, "by", None) and args.format == "trec":
         raise UsageError("--by tag has no trec_eval form: use --format table, json or markdown")
-    if args.k is not None and args.k < 1:
-        raise UsageError("-k must be a positive integer")
+    positive_option(args.k, "-k")
     config = config_for(args.config, args.golden, workspace)
     if args.metrics:
         names = tuple(split_metrics(args.metrics))
@@ -208,6 +216,9 @@ def golden_context(
     rule = chunk_rule(args)
     if rule is not None:
         ctx = replace(ctx, chunks=rule)
+    cut = cut_of(args)
+    if cut is not None:
+        ctx = replace(ctx, cut=cut)
     if not ctx.grades and not ctx.unanswerable:
         why = project.dropped(args.golden, "qrels")
         reason = f"; the first of {len(why):,} left out: {why[0].message}" if why else ""
@@ -316,8 +327,32 @@ def _report_dropped(project: Project, files: list[tuple[Path, Role, int | None]]
         for f in found:
             counts[f.code] = counts.get(f.code, 0) + 1
         why = ", ".join(f"{n:,} {code} {CODES[code].name}" for code, n in sorted(counts.items()))
-        say(path, f"{len(found):,} left out of the scores ({why}); `qrels-lsp check` says where")
+        text, _ = project.read(path)
+        where = (
+            f"the first: {located(path, text, found[0])}" if text is not None else "where"
+        )  # (a file past the editor's cap has no text to locate in: `check` reads what it can)
+        say(path, f"{len(found):,} left out of the scores ({why}); {where}")
     return any_dropped
+
+
+def _report_negative_only(ctx: QrelsContext) -> bool:
+    """Say on stderr which queries are judged only with negative grades (check's QR104 on
+    them), which trec_eval fails on; True if any."""
+    from ..core.formats.grades import NEGATIVE_ONLY, negative_only
+
+    queries = [
+        q for q, g in ctx.grades.items() if q not in ctx.unanswerable and negative_only(g.values())
+    ]
+    if not queries:
+        return False
+    shown = ", ".join(queries[:10]) + (" ..." if len(queries) > 10 else "")
+    n = len(queries)
+    say(
+        ctx.path,
+        f"warning QR104: {n:,} quer{'y is' if n == 1 else 'ies are'} judged only with negative "
+        f"grades ({shown}): {NEGATIVE_ONLY}",
+    )
+    return True
 
 
 def _report_corpus_limits(ctx: QrelsContext) -> None:

@@ -36,6 +36,12 @@ OtherKind = Literal["trec-topics", "trec-documents"]
 detection recognises them so that they are never read as a run, and says what they are."""
 
 
+INT_LIMIT = 2**53
+"""The largest integer read from a file or an option as a grade (in magnitude), a cutoff or a
+depth: the integers a double holds exactly (the gains, P@k's k and every mean are doubles, here
+and in trec_eval). Past it a value can only be a mistake, and ``float()`` of a 309-digit one
+raises; each reader says so where it is written (``formats/grades.py`` for grades)."""
+
 CRITICAL_TAG = "critical"
 """The tag of questions that must not get worse: `qrels-lsp gate --critical` looks for it."""
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from ..base.edits import insert_entry, remove_item
 from ..base.findings import Finding, Fix, Severity, declare, finding
+from ..formats.grades import NEGATIVE_ONLY, negative_only
 from .check import QueryCheck, QueryInputs
 
 QR104 = declare(
@@ -42,11 +43,13 @@ def linkage(x: QueryInputs) -> Iterable[Finding]:
         return
     if relevant:
         return
-    judged = (
-        f" (its {len(query.judgments)} judgment(s) are all below relevance level {x.level})"
-        if query.judgments
-        else ""
-    )
+    n = len(query.judgments)
+    if negative_only(j.grade for j in query.judgments):
+        judged = f" (its {n} judgment(s) are all negative: {NEGATIVE_ONLY})"
+    elif query.judgments:
+        judged = f" (its {n} judgment(s) are all below relevance level {x.level})"
+    else:
+        judged = ""
     fixes: tuple[Fix, ...] = ()
     if x.yaml:
         edit = insert_entry(

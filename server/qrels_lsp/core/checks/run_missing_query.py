@@ -1,4 +1,5 @@
-"""QR202: golden-set queries a run does not answer (each scores 0 in every mean)."""
+"""QR202: golden-set queries a run does not answer (each scores 0 in every mean); a run that
+answers none, holding no ranking at all, is not scored (an error: never a table of zeros)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ QR202 = declare(
     "run-missing-query",
     Severity.WARNING,
     "run",
-    "A golden-set query the run does not answer (scored 0).",
+    "A golden-set query the run does not answer (scored 0); an error when the run holds no "
+    "ranking at all (empty): it is not scored.",
 )
 
 
@@ -28,6 +30,16 @@ def missing_queries(x: RunInputs) -> Iterable[Finding]:
         return
     shown = ", ".join(f"`{q}`" for q in missing[:10]) + (" ..." if len(missing) > 10 else "")
     span = run.results_span or (run.qrels.span if run.qrels is not None else Span(0, 0))
+    if not run.rankings:
+        yield finding(
+            QR202,
+            span,
+            "This run holds no ranking (the file is empty, or no line of it is one): it is not "
+            "scored, as trec_eval refuses it, rather than scored 0 on every golden-set query "
+            f"({shown}).",
+            severity=Severity.ERROR,
+        )
+        return
     yield finding(
         QR202,
         span,

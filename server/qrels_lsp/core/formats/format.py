@@ -55,8 +55,11 @@ class Format:
     read_grades: Callable[[str], dict[str, dict[str, int]]] | None = None
     read_rankings: Callable[[str], dict[str, list[str]]] | None = None
     # Whether nothing of the file is left out of its scores, known without the span model (a
-    # run YAML the line reader reads); None: count its lines against what was read.
+    # run YAML the line reader reads, JSON that is exactly the shape); None: see ``lines``.
     clean: Callable[[str], bool] | None = None
+    # One entry per line (TREC, MS MARCO): a file with no more lines than the entries read left
+    # none out (a clean million-line run costs one count). Else the span model says.
+    lines: bool = False
     # The name a run gives itself where lenses and reports show its name (a run YAML's `name:`),
     # read without the span model.
     named: Callable[[str], str | None] | None = None

@@ -14,6 +14,7 @@ from ..model import Judgment, Qrels, Query, Ref
 from .format import Format
 from .golden_derived import read_chunks, read_fusions
 from .golden_write import add_judgment
+from .grades import in_range, out_of_range
 from .yaml.context import keys_under
 from .yaml.scalar import rewrite_scalar
 from .yaml.shape import ShapeReader, doc_id, read_entries, read_top
@@ -263,8 +264,11 @@ def _parse_relevant(p: ShapeReader, node: YNode) -> list[Judgment]:
 def _grade(p: ShapeReader, node: YNode) -> int | None:
     if isinstance(node, YScalar):
         grade = node.as_int()
-        if grade is not None:
+        if grade is not None and in_range(grade):
             return grade
+        if grade is not None or _too_long(node):
+            p.findings.append(out_of_range(node.span, node.value, node.value.startswith("-")))
+            return None
         fixes: tuple[Fix, ...] = ()
         if node.type == "str" and _is_int(node.value.strip()):
             fixed = str(int(node.value.strip()))
@@ -282,6 +286,11 @@ def _grade(p: ShapeReader, node: YNode) -> int | None:
     if not isinstance(node, YAlias):
         p.add("QR103", node.span, f"A grade must be an integer, found {describe(node)}.")
     return None
+
+
+def _too_long(node: YScalar) -> bool:
+    """An integer of more digits than Python's int() reads (4,300): far out of range."""
+    return node.type == "int" and node.value.lstrip("+-").replace("_", "").isdigit()
 
 
 def _is_int(s: str) -> bool:

@@ -36,6 +36,7 @@ QR314 = declare(
     Severity.ERROR,
     "JSON run/qrels",
     "Not valid JSON, or not an object of objects of numbers ({query: {document: number}}).",
+    drops=True,  # (what it is said of is left out of the scores)
 )
 QR315 = declare(
     "QR315",
@@ -331,6 +332,22 @@ def read_nested(text: str) -> dict[str, dict[str, Number]] | None:
         if type(docs) is not dict or not set(map(type, docs.values())) <= _NUMBER_TYPES:
             return None
     return data
+
+
+class WholeReads:
+    """Whether a fast reader took every entry of the last text it read (known by identity):
+    what ``Format.clean`` asks right after scoring read the same text, answered without a
+    second ``json.loads`` of a million entries."""
+
+    def __init__(self) -> None:
+        self._last: tuple[str | None, bool] = (None, False)
+
+    def remember(self, text: str, whole: bool) -> None:
+        self._last = (text, whole)
+
+    def known(self, text: str) -> bool | None:
+        last, whole = self._last
+        return whole if last is text else None
 
 
 _OBJECT_OF_OBJECTS = re.compile(rf"\ufeff?[ \t\n\r]*\{{[ \t\n\r]*{_STR}[ \t\n\r]*:[ \t\n\r]*\{{")

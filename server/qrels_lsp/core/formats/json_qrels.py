@@ -15,15 +15,14 @@ from ..base.findings import Finding, TextEdit, finding
 from ..base.text import Span
 from ..model import Judgment, Qrels, Query
 from .format import EditRefused, Format
-from .json_nested import QR314, Entry, read_nested, scan
+from .grades import in_range, out_of_range
+from .json_nested import QR314, Entry, WholeReads, read_nested, scan
 from .json_run import json_id_text
 
 
 def _grade(entry: Entry, qid: str, findings: list[Finding]) -> int | None:
     value = entry.value
-    if type(value) is int:
-        return value
-    if not math.isfinite(value):
+    if value != value or entry.literal.lstrip("-").startswith("I"):  # NaN, Infinity
         findings.append(
             finding(
                 QR314,
@@ -33,15 +32,20 @@ def _grade(entry: Entry, qid: str, findings: list[Finding]) -> int | None:
             )
         )
         return None
-    grade = int(value)
-    findings.append(
-        finding(
-            "QR302",
-            entry.value_span,
-            f"grade {entry.literal} is not an integer; it is read as {grade}, as trec_eval "
-            "reads a grade: write an integer",
+    # (a number past a float, 1e400 or a 4,301-digit integer, reads as an infinity: too large)
+    grade = value if type(value) is int else None if math.isinf(value) else int(value)
+    if grade is None or not in_range(grade):
+        findings.append(out_of_range(entry.value_span, entry.literal, entry.literal[0] == "-"))
+        return None
+    if type(value) is not int:
+        findings.append(
+            finding(
+                "QR302",
+                entry.value_span,
+                f"grade {entry.literal} is not an integer; it is read as {grade}, as trec_eval "
+                "reads a grade: write an integer",
+            )
         )
-    )
     return grade
 
 
@@ -60,15 +64,32 @@ def parse_json_qrels(text: str) -> Qrels:
     return qrels
 
 
+def _plain_grades(text: str) -> dict[str, dict[str, int]] | None:
+    """``json.loads(text)`` when it is exactly the shape and every grade an integer in range:
+    what both readers read alike, with nothing left out."""
+    data = read_nested(text)
+    if data is None or any(
+        not all(type(v) is int and in_range(v) for v in docs.values()) for docs in data.values()
+    ):
+        return None
+    return data  # type: ignore[return-value]  # every value was just checked to be an int
+
+
 def read_json_grades(text: str) -> dict[str, dict[str, int]]:
     """qid -> doc id -> grade at ``json.loads`` speed, agreeing with :func:`parse_json_qrels`
     (whose values are taken when a grade is not an integer or the text is not the shape)."""
-    data = read_nested(text)
-    if data is None or any(
-        not all(type(v) is int for v in docs.values()) for docs in data.values()
-    ):
-        return parse_json_qrels(text).grades()
-    return data  # type: ignore[return-value]  # every value was just checked to be an int
+    data = _plain_grades(text)
+    _WHOLE.remember(text, data is not None)
+    return parse_json_qrels(text).grades() if data is None else data
+
+
+_WHOLE = WholeReads()
+
+
+def _clean(text: str) -> bool:
+    """Whether nothing of the text is left out: exactly the shape, every grade in range."""
+    known = _WHOLE.known(text)
+    return known if known is not None else _plain_grades(text) is not None
 
 
 def add_judgment(
@@ -108,4 +129,5 @@ FORMAT = Format(
     id_text=json_id_text,
     add_judgment=add_judgment,
     read_grades=read_json_grades,
+    clean=_clean,
 )

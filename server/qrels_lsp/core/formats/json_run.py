@@ -15,7 +15,7 @@ from ..base.text import Span
 from ..metrics import order_by_score
 from ..model import Ranking, Retrieved, Run
 from .format import Format
-from .json_nested import QR314, Number, as_float, read_nested, scan
+from .json_nested import QR314, Number, WholeReads, as_float, read_nested, scan
 
 
 def parse_json_run(text: str) -> Run:
@@ -62,8 +62,25 @@ def read_json_run(text: str) -> dict[str, list[str]]:
     :func:`parse_json_run` (whose values are taken when the text is not exactly the shape)."""
     data = read_nested(text)
     if data is None:
+        _WHOLE.remember(text, False)
         return parse_json_run(text).ranked_ids()
-    return {qid: _ordered(docs) for qid, docs in data.items()}
+    ranked = {qid: _ordered(docs) for qid, docs in data.items()}
+    _WHOLE.remember(text, sum(map(len, ranked.values())) == sum(map(len, data.values())))
+    return ranked
+
+
+_WHOLE = WholeReads()
+
+
+def _clean(text: str) -> bool:
+    """Whether the text is exactly the shape with no NaN score: nothing left out of it."""
+    known = _WHOLE.known(text)
+    if known is not None:
+        return known
+    data = read_nested(text)
+    if data is None:
+        return False
+    return all(score == score for docs in data.values() for score in map(as_float, docs.values()))
 
 
 def query_ids(text: str) -> list[tuple[str, Span]]:
@@ -83,5 +100,6 @@ FORMAT = Format(
     query_ids=query_ids,
     id_text=json_id_text,
     read_rankings=read_json_run,
+    clean=_clean,
     scored=True,
 )

@@ -154,4 +154,5 @@ FORMAT = Format(
     query_ids=_query_ids,
     read_rankings=read_msmarco_run,
     scored=False,
+    lines=True,
 )

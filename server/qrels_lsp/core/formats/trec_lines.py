@@ -12,6 +12,7 @@ from ..base.findings import Finding, Related, Severity, declare, finding
 from ..base.text import LineIndex, Span
 from ..model import Judgment, Qrels, Query
 from .format import EditRefused
+from .grades import in_range, out_of_range
 
 declare(
     "QR301",
@@ -56,13 +57,6 @@ declare(
     Severity.WARNING,
     "TREC qrels",
     "A grade with no digits, which trec_eval reads as 0 (judged, not relevant).",
-)
-declare(
-    "QR307",
-    "grade-out-of-range",
-    Severity.ERROR,
-    "TREC qrels",
-    "A grade beyond C's long: clamped, and trec_eval fails on it.",
 )
 
 
@@ -269,6 +263,8 @@ class QrelsBuilder:
         self, qid: tuple[str, Span], doc: tuple[str, Span], grade: tuple[str, Span], line: Span
     ) -> None:
         value = self._grade(*grade)
+        if value is None:  # out of range: left out, as a malformed line is
+            return
         q = self._queries.get(qid[0])
         if q is None:
             q = self._queries[qid[0]] = Query(qid=qid[0], span=qid[1], block=line)
@@ -290,9 +286,13 @@ class QrelsBuilder:
             )
         q.judgments.append(Judgment(doc_id=doc[0], grade=value, span=doc[1], grade_span=grade[1]))
 
-    def _grade(self, text: str, span: Span) -> int:
-        """The grade as C's ``atol`` reads it, with a finding where that reading surprises."""
-        value, exact, clamped = c_long(text)
+    def _grade(self, text: str, span: Span) -> int | None:
+        """The grade as C's ``atol`` reads it, with a finding where that reading surprises;
+        None (and QR307) for one out of range (:mod:`.grades`)."""
+        value, exact, _clamped = c_long(text)
+        if not in_range(value):
+            self.qrels.findings.append(out_of_range(span, text, value < 0))
+            return None
         if ATOL.match(text) is None:
             self.qrels.findings.append(
                 finding(
@@ -300,16 +300,6 @@ class QrelsBuilder:
                     span,
                     f"the grade {text!r} holds no digits: trec_eval (C's atol) reads it as 0, "
                     "a judged, non-relevant document; write 0 or the grade meant",
-                )
-            )
-        elif clamped:
-            self.qrels.findings.append(
-                finding(
-                    "QR307",
-                    span,
-                    f"the grade is beyond C's long: trec_eval (atol) clamps it to {value} and "
-                    "then cannot allocate one counter per grade level up to it, so it fails; "
-                    f"qrels-lsp reads {value} too: use a small grade",
                 )
             )
         elif not exact:
@@ -329,14 +319,16 @@ def plain(s: str) -> bool:
     return s.isascii() and s.isprintable() and "_" not in s
 
 
-def fast_grade(grade: str) -> int:
-    """C's atol of a grade, quickly for the usual short integer."""
-    if len(grade) < 19 and plain(grade):
+def fast_grade(grade: str) -> int | None:
+    """C's atol of a grade, quickly for the usual short integer; None when it is out of range
+    (:mod:`.grades`: the judgment is left out)."""
+    if len(grade) < 16 and plain(grade):  # (fifteen digits at most: in range)
         try:
             return int(grade)
         except ValueError:
             pass
-    return c_long(grade)[0]
+    value = c_long(grade)[0]
+    return value if in_range(value) else None
 
 
 def bad_grade(grade: str) -> bool:

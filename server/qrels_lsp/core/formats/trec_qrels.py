@@ -51,7 +51,8 @@ def parse_trec_qrels(text: str) -> Qrels:
     """``qid iter docid grade`` lines as trec_eval 10 reads them: fields split at blanks (spaces,
     tabs, CRs), ``#`` at the very start of a line for a comment, grades by C's ``atol``. Where
     trec_eval refuses the file or crashes (a blank line, a comment it reads as data, a comment
-    last), the line is skipped and a finding says what trec_eval does."""
+    last, a line of more than four fields), the line is skipped and a finding says what
+    trec_eval does."""
     b = QrelsBuilder("trec-qrels")
     found = b.qrels.findings
     after_comment = False
@@ -80,9 +81,17 @@ def parse_trec_qrels(text: str) -> Qrels:
             continue
         if len(fields) > 4:
             extra = Span(fields[4][1].start, fields[-1][1].end)
-            found.append(finding("QR301", extra, count_message(QRELS_COLUMNS, len(fields))))
+            message = count_message(QRELS_COLUMNS, len(fields))
+            found.append(finding("QR301", extra, message + _REFUSED))
+            continue
         b.add(fields[0], fields[2], fields[3], Span(offset, offset + len(line.rstrip(BLANKS))))
     return b.qrels
+
+
+_REFUSED = (
+    "; trec_eval refuses the file (Malformed line), and qrels-lsp leaves the line out of the "
+    "scores rather than guess which judgment it meant"
+)
 
 
 def _comment_trouble(text: str, offset: int, line: str, after_comment: bool) -> list[Finding]:
@@ -143,13 +152,16 @@ def read_trec_qrels_grades(text: str) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for line in fast_lines(text):
         parts = split(line)
-        if len(parts) < 4 or line.startswith("#") or (parts[0][0] == "#" and len(parts) != 4):
+        if len(parts) != 4 or line.startswith("#"):  # (an indented comment of four: a line)
+            continue
+        grade = fast_grade(parts[3])
+        if grade is None:
             continue
         q = out.get(parts[0])
         if q is None:
             q = out[parts[0]] = {}
         if parts[2] not in q:
-            q[parts[2]] = fast_grade(parts[3])
+            q[parts[2]] = grade
     return out
 
 
@@ -178,4 +190,5 @@ FORMAT = Format(
     query_ids=first_fields,
     add_judgment=add_judgment,
     read_grades=read_trec_qrels_grades,
+    lines=True,
 )

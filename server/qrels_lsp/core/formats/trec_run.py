@@ -17,6 +17,7 @@ from .format import Format
 from .trec_columns import VECTOR_BYTES, ranked_columns
 from .trec_lines import (
     BLANKS,
+    FIELD,
     RUN_COLUMNS,
     NumberKind,
     atol,
@@ -85,8 +86,7 @@ def _run_line(line: str, offset: int, run: Run) -> tuple[tuple[str, Span], _Line
     problem = _score_problem(score_text, score, kind, sspan)
     if problem is not None:
         run.findings.append(problem)
-    if run.name is None:
-        run.name, run.name_span = tag
+    run.name, run.name_span = tag  # the last line's, trec_eval's runid
     rank_value, exact = atol(rank)
     retrieved = Retrieved(doc, dspan, score, rank_value if exact else None)
     return (qid, qspan), _Line(retrieved, score, rspan)
@@ -300,15 +300,18 @@ def _read_lenient_run(text: str) -> dict[str, dict[str, float]]:
 
 
 def trec_run_tag(text: str) -> str | None:
-    """The tag column of the first line with six fields: what trec_eval prints as runid."""
-    start = 0
-    while start < len(text):  # line by line from the top: a million-line run is not split
-        end = text.find("\n", start)
-        end = len(text) if end == -1 else end
-        parts = text[start:end].split()
-        if len(parts) >= 6 and not parts[0].startswith("#"):
-            return parts[5]
-        start = end + 1
+    """The tag column of the last line read as a result (six fields or more, not a comment),
+    split as trec_eval splits it: what trec_eval 10 prints as runid (it keeps the tag of every
+    line it reads over the last one's). Read from the end: a million-line run is not split."""
+    end = len(text)
+    while end >= 0:
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        if not is_comment(line):
+            fields: list[str] = FIELD.findall(line)
+            if len(fields) >= 6:
+                return fields[5]
+        end = start - 1
     return None
 
 
@@ -349,4 +352,5 @@ FORMAT = Format(
     read_rankings=read_trec_run_ids,
     run_tag=trec_run_tag,
     scored=True,
+    lines=True,
 )

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..base.files import MiB, open_regular
-from ..base.findings import Finding, dropping
+from ..base.findings import Finding, dropping, shift_finding
 from ..base.text import decode
 from .trec_lines import FIELD
 from .trec_run import parse_trec_run, read_trec_run_ids, trec_run_tag
@@ -35,8 +35,8 @@ CHUNK_BYTES = 32 * MiB
 class StreamStats:
     """What reading a streamed run found besides its rankings."""
 
-    dropped: list[Finding] = field(default_factory=list)  # spans are within their chunk
-    tag: str | None = None  # the first line's tag column: trec_eval's runid
+    dropped: list[Finding] = field(default_factory=list)  # spans in the whole file's text
+    tag: str | None = None  # the last result line's tag column: trec_eval's runid
     queries: int = 0  # rankings read (a query given again counts again)
     error: str | None = None  # why the file could not be read (it was not, or not to the end)
 
@@ -49,16 +49,18 @@ def stream_rankings(
     in as the file is read."""
     seen: set[str] = set()
     split: set[str] = set()
+    offset = 0  # of the chunk in the file's text (chunks end at line breaks: they decode alike)
     for text in _chunks(path, stats, chunk_bytes):
         rankings = read_trec_run_ids(text)
         again = seen.intersection(rankings)
         split |= again
         seen.update(rankings)
         stats.queries += len(rankings)
-        if stats.tag is None:
-            stats.tag = trec_run_tag(text)
+        stats.tag = trec_run_tag(text) or stats.tag  # the last line's: the last chunk's
         if not all_taken(text, sum(map(len, rankings.values()))):
-            stats.dropped += dropping(parse_trec_run(text).findings)
+            found = dropping(parse_trec_run(text).findings)
+            stats.dropped += [shift_finding(f, offset) for f in found]
+        offset += len(text)
         yield rankings
     if split and stats.error is None:
         yield read_trec_run_ids("".join(_lines_of(path, split, chunk_bytes)))

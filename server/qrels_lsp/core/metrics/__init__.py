@@ -7,6 +7,7 @@ trec_eval ranks a run in, ``order.py``. The names below are the package's whole 
 
 from __future__ import annotations
 
+from .cut import RunCut
 from .evaluate import (
     Evaluation,
     ScoreCache,
@@ -38,6 +39,7 @@ __all__ = [
     "Metric",
     "NdcgExplanation",
     "NdcgRow",
+    "RunCut",
     "ScoreCache",
     "Since",
     "changed_keys",

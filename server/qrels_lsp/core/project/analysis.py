@@ -43,6 +43,7 @@ from ..fusion import METHODS, Fuser, Fusion, Input
 from ..metrics import (
     Evaluation,
     Metric,
+    RunCut,
     ScoreCache,
     Since,
     default_metrics,
@@ -190,6 +191,7 @@ class QrelsContext:
     judgments: Completeness = EXHAUSTIVE  # how complete the judgments are (stated or inferred)
     fusions: list[Fusion] = field(default_factory=list)  # runs fused from its runs
     chunks: ChunkRule | None = None  # how its runs' ids map to its documents (runs of chunks)
+    cut: RunCut | None = None  # what of each ranking is evaluated (trec_eval's -M, -J: the CLI's)
     alpha: float = 0.05
     min_difference: float = 0.05
     min_judged: float = 0.9  # the judged@k below which the header warns
@@ -676,6 +678,8 @@ class Project:
         if ctx.chunks is not None:  # chunks to documents, a query at a time
             doc_of = mapper(ctx.chunks)
             stream = ({q: documents(r, doc_of) for q, r in part.items()} for part in stream)
+        if ctx.cut is not None:
+            stream = ctx.cut.stream(stream, ctx.grades)
         evaluation = evaluate_stream(
             ctx.grades,
             stream,
@@ -708,15 +712,17 @@ class Project:
             fmt = detect(path, text, self.config, "run") if text is not None else None
             if text is not None and fmt is not None and fmt.read_rankings is not None:
                 rankings, named = self._fast_rankings(path, text, fmt)
-                if rankings or not text.strip():
+                if rankings:
                     return None, rankings, None, named or run_name(path, None)
                 # Nothing read: the spans model below says why.
         kind, text, model, error = self.load(path, role="run")
         run = model if isinstance(model, Run) else None
         if run is None and error is None:
             error = f"{NOT_A_RUN} ({_read_as(kind)})"
-        elif run is not None and not run.rankings and text is not None and text.strip():
-            error = f"{_read_as(kind)}, it holds no ranking" + _why(run.findings)
+        elif run is not None and not run.rankings and text is not None:
+            # (an empty file too: trec_eval refuses it, and a table of zeros would hide it)
+            why = _why(run.findings) if text else " (the file is empty)"
+            error = f"{_read_as(kind)}, it holds no ranking" + why
         elif error is not None and error.startswith(TOO_LARGE) and self.stream_over is None:
             error += (
                 ", more than the editor holds of a file; `qrels-lsp score` and `compare` read a "
@@ -740,18 +746,21 @@ class Project:
     def dropped(self, path: Path, role: Role, entries: int | None = None) -> list[Finding]:
         """The findings that say part of a file is left out of its scores (a malformed line, a
         duplicate, an id of the wrong type). ``entries``: how many judgments or ranked ids a
-        span-free reader took; when the file has no more lines than that, nothing was left out
-        and it is not parsed again with spans (a clean million-line run costs one count)."""
+        span-free reader took; when a file of one entry per line has no more lines than that
+        (or its format knows it clean), nothing was left out and it is not parsed again with
+        spans (a clean million-line run costs one count)."""
         streamed = self._streams.get(resolve(path))
         if streamed is not None:
             return streamed.dropped
         if entries is not None:
             text, _ = self.read(path)
-            if text is not None and all_taken(text, entries):
-                return []
             fmt = detect(path, text, self.config, role) if text is not None else None
-            if text is not None and fmt is not None and fmt.clean is not None and fmt.clean(text):
-                return []
+            if text is not None and fmt is not None:
+                if fmt.clean is not None:
+                    if fmt.clean(text):
+                        return []
+                elif fmt.lines and all_taken(text, entries):
+                    return []
         _kind, _text, model, _error = self.load(path, role=role)  # read as scoring read it
         return dropping(model.findings) if model is not None else []
 
@@ -835,7 +844,13 @@ class Project:
         run: Path | str | None,
         since: Since | None = None,
     ) -> Evaluation:
-        """A run's (or, for None, the baseline's) scores, through its own score cache."""
+        """A run's (or, for None, the baseline's) scores, through its own score cache (none
+        for a cut run: the command line evaluates it once)."""
+        if ctx.cut is not None:
+            rankings = ctx.cut.apply(rankings, ctx.grades)
+            return evaluate(
+                ctx.grades, rankings, ctx.metrics, level=ctx.level, unanswerable=ctx.unanswerable
+            )
         return evaluate(
             ctx.grades,
             rankings,

@@ -74,9 +74,9 @@ def choose_base(
     comparison waits for it rather than compare with the first run, then switch."""
     usable = [r for r in runs if not r.error]
     wanted = asked if asked is not None else (ctx.compare_to.value if ctx.compare_to else None)
-    if baseline_pending and not any(r.baseline for r in usable):
-        if wanted is None or wanted.strip().casefold() in BASELINE_ALIASES:
-            return BaseChoice(None, waiting=BASELINE_NAME)
+    baseline_wanted = wanted is None or wanted.strip().casefold() in BASELINE_ALIASES
+    if baseline_pending and baseline_wanted and not any(r.baseline for r in usable):
+        return BaseChoice(None, waiting=BASELINE_NAME)
     default = next((r for r in usable if r.baseline), usable[0] if usable else None)
     if wanted is None:
         return BaseChoice(default)

@@ -21,7 +21,7 @@ from ..base.text import LineIndex, Span, decode
 from ..chunks import ChunkRule, rule_problem
 from ..coverage.judgments import KINDS, Judgments
 from ..fusion.spec import FUSION_KEYS, MAX_FUSED_RUNS, MAX_FUSIONS, Fusion, value_problem
-from ..model import Ref
+from ..model import INT_LIMIT, Ref
 
 declare(
     "QR401",
@@ -277,8 +277,14 @@ def config_from_mapping(
             continue
         if key in ("k", "relevance_level", "pool_depth"):
             positive = key != "relevance_level"
-            if not isinstance(value, int) or isinstance(value, bool) or (positive and value < 1):
-                bad(key, "expected " + ("a positive integer" if positive else "an integer"))
+            low = 1 if positive else -INT_LIMIT
+            if (
+                not isinstance(value, int)
+                or isinstance(value, bool)
+                or not low <= value <= INT_LIMIT
+            ):
+                want = "a positive integer" if positive else "an integer"
+                bad(key, f"expected {want}, at most 2^53 ({INT_LIMIT:,}) in magnitude")
             else:
                 values[key] = value
         elif key in ("ignore", "metrics", "golden", "runs"):

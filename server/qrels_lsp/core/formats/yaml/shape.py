@@ -13,7 +13,7 @@ from typing import Any
 
 from ...base.findings import Finding, Fix, Related, Severity, TextEdit, declare, finding
 from ...base.text import Span
-from ...model import Ref
+from ...model import INT_LIMIT, Ref
 from .tree import (
     DEFAULT_LIMITS,
     YAlias,
@@ -119,12 +119,13 @@ class ShapeReader:
 
     def positive_int(self, node: YNode, what: str) -> int | None:
         value = node.as_int() if isinstance(node, YScalar) else None
-        if value is None or value < 1:
+        if value is None or not 1 <= value <= INT_LIMIT:
             if not isinstance(node, YAlias):
                 self.add(
                     "QR004",
                     node.span,
-                    f"{what} must be a positive integer, found {describe(node)}.",
+                    f"{what} must be a positive integer, at most 2^53 ({INT_LIMIT:,}), "
+                    f"found {describe(node)}.",
                 )
             return None
         return value
