@@ -174,7 +174,11 @@ def read_run_yaml_ids(text: str) -> dict[str, list[str]]:
 
 
 def qrels_named(text: str) -> Ref | None:
-    """The ``qrels:`` a run YAML names, without its rankings' spans when the line reader reads it."""
+    """The ``qrels:`` a run YAML names: from the lines above ``results:`` when they say it,
+    else without its rankings' spans when the line reader reads the file."""
+    head = run_yaml_lines.header(text)
+    if head is not None and "qrels" in head:
+        return Ref(*head["qrels"])
     top = run_yaml_lines.top_values(text)
     if top is not None:
         found = top.get("qrels")
