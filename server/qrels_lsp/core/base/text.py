@@ -201,6 +201,11 @@ def _remember(index: LineIndex) -> LineIndex:
     return index
 
 
+def forget_line_indexes() -> None:
+    """Drop the shared indexes and the texts they hold (the editor closed every document)."""
+    _RECENT.clear()
+
+
 def line_start_at(text: str, offset: int) -> int:
     """Where the line holding ``offset`` starts, without building a LineIndex (hot paths).
 

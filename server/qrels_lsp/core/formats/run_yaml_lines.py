@@ -330,3 +330,8 @@ def _unrepeated(layout: Layout) -> bool:
 def _remember(text: str, layout: Layout | None, *, clean: bool) -> None:
     global _last
     _last = (text, layout, clean)
+
+
+def forget() -> None:
+    """Drop the last text read and its layout (the editor closed every document)."""
+    _remember("", None, clean=False)
