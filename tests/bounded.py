@@ -115,7 +115,16 @@ def run_bounded(
 
 def peak_rss(pid: int) -> int:
     """A live process's peak resident set (VmHWM), in bytes: for a server under test."""
+    return _status_bytes(pid, "VmHWM")
+
+
+def rss(pid: int) -> int:
+    """A live process's resident set now (VmRSS), in bytes."""
+    return _status_bytes(pid, "VmRSS")
+
+
+def _status_bytes(pid: int, field: str) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) * 1024
-    raise RuntimeError(f"no VmHWM for process {pid}")
+    raise RuntimeError(f"no {field} for process {pid}")

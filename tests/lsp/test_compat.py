@@ -4,6 +4,7 @@ relies on: a pygls upgrade that changes any of it fails here, by name, not somew
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import io
 
@@ -80,3 +81,51 @@ def test_document_internals() -> None:
         ),
     )
     assert doc.source == "a\nbZ\n"
+
+
+def test_notification_futures_are_forgotten() -> None:
+    """pygls keeps the future of each notification's handler under an id of its own making that
+    nothing removes: every keystroke's didChange left one behind (and each step of a built-in
+    generator handler, didOpen's and didClose's, another). The protocol forgets those that are
+    done when the next message comes: the futures kept are the ones still running, and the last."""
+    server = LanguageServer("probe", "0", protocol_cls=compat.QrelsProtocol)
+    protocol = server.protocol
+    protocol.set_writer(io.BytesIO())  # type: ignore[arg-type]
+    handled: list[str] = []
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        handled.append("open")
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        handled.append("close")
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def configured(ls: LanguageServer, params: types.DidChangeConfigurationParams) -> None:
+        handled.append("configured")
+
+    doc = {"uri": "file:///x.run.yaml", "languageId": "yaml", "version": 1, "text": "results:\n"}
+    cycle = [
+        {"method": "textDocument/didOpen", "params": {"textDocument": doc}},
+        {"method": "workspace/didChangeConfiguration", "params": {"settings": {}}},
+        {"method": "textDocument/didClose", "params": {"textDocument": {"uri": doc["uri"]}}},
+    ]
+    kept: list[int] = []
+
+    async def exchange() -> None:
+        start = {"id": 1, "method": "initialize", "params": {"capabilities": {}}}
+        protocol.handle_message(compat.structure(protocol, {"jsonrpc": "2.0", **start}))
+        for _ in range(50):
+            for message in cycle:
+                protocol.handle_message(compat.structure(protocol, {"jsonrpc": "2.0", **message}))
+                count = len(handled) + 1
+                for _turn in range(100):  # loop turns (no clock): until its handler has run
+                    if len(handled) == count:
+                        break
+                    await asyncio.sleep(0)
+            kept.append(len(protocol._request_futures))
+
+    asyncio.run(exchange())
+    assert handled == ["open", "configured", "close"] * 50
+    assert max(kept) < 10, kept  # (pygls alone: four more every cycle, 200 in the end)

@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 
-from qrels_lsp.lsp.gate import SWITCH_INTERVAL_S, Gate, LongJobs
+from qrels_lsp.lsp.gate import AGAIN, EDITED, OPENED, SWITCH_INTERVAL_S, Gate, LongJobs, Turns
 from qrels_lsp.lsp.server import create_server
 from qrels_lsp.lsp.transport import Inbox, serve
 
@@ -78,3 +78,44 @@ def test_the_switch_interval_is_short_only_while_a_long_job_runs() -> None:
             pass
         assert sys.getswitchinterval() == SWITCH_INTERVAL_S  # one job still runs
     assert sys.getswitchinterval() == before
+
+
+def test_refreshes_take_turns_edits_first_and_a_cancelled_one_is_skipped() -> None:
+    """One turn at a time; of those waiting, the most urgent first, then in the order they asked;
+    one cancelled while it waited is passed over, one cancelled as it was given the turn gives
+    it on."""
+    turns = Turns()
+    order: list[str] = []
+
+    async def refresh(name: str, urgency: int, hold: asyncio.Event | None = None) -> None:
+        async with turns.turn(urgency):
+            order.append(name)
+            if hold is not None:
+                await hold.wait()
+
+    async def main() -> None:
+        hold = asyncio.Event()
+        first = asyncio.ensure_future(refresh("open 1", OPENED, hold))
+        await asyncio.sleep(0)  # (loop turns, no clock: first holds the turn)
+        waiting = [
+            asyncio.ensure_future(refresh(name, urgency))
+            for name, urgency in [("again", AGAIN), ("open 2", OPENED), ("edit", EDITED)]
+        ]
+        dropped = asyncio.ensure_future(refresh("open 3", OPENED))
+        await asyncio.sleep(0)
+        dropped.cancel()
+        hold.set()
+        await asyncio.gather(first, *waiting)
+        hold = asyncio.Event()
+        holder = asyncio.ensure_future(refresh("open 4", OPENED, hold))
+        await asyncio.sleep(0)
+        given = asyncio.ensure_future(refresh("open 5", OPENED))
+        later = asyncio.ensure_future(refresh("again 2", AGAIN))
+        await asyncio.sleep(0)
+        hold.set()
+        await asyncio.sleep(0)  # the holder passed the turn to "open 5", which has not run yet
+        given.cancel()
+        await asyncio.wait_for(asyncio.gather(holder, later), 30)  # (a failure guard)
+
+    asyncio.run(main())
+    assert order == ["open 1", "edit", "open 2", "again", "open 4", "again 2"]

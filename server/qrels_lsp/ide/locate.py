@@ -145,9 +145,9 @@ def citations(
                     yield Citation(j.span, query.qid, doc_id)
         return
     for ranking in model.rankings.values():
-        for doc in ranking.docs:
-            if doc.doc_id == doc_id or (doc_of is not None and doc_of(doc.doc_id) == doc_id):
-                yield Citation(doc.span, ranking.qid, doc_id)
+        for i, cited in enumerate(ranking.doc_ids()):  # (a span made for a citation only)
+            if cited == doc_id or (doc_of is not None and doc_of(cited) == doc_id):
+                yield Citation(ranking.docs[i].span, ranking.qid, doc_id)
 
 
 def query_span(model: Qrels | Run, qid: str) -> Span | None:

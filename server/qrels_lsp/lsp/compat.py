@@ -10,6 +10,9 @@ changes one fails one test instead of the server.
 - Reading JSON-RPC with framing that survives a broken client (``transport.py``): it answers a
   message pygls could not convert, and knows whether ``shutdown`` was received.
 - Withdrawing a registered feature (pull diagnostics) from clients that cannot use it.
+- Dropping the future pygls keeps for each notification's handler once it is done (pygls 2.1
+  keeps it under an id of its own making that nothing removes: every keystroke left a future,
+  its lock and its result behind).
 """
 
 from __future__ import annotations
@@ -50,6 +53,23 @@ class QrelsProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._sending: set[asyncio.Future[Any]] = set()
+
+    def _execute_handler(
+        self,
+        msg_id: Any,
+        handler: Any,
+        callback: Any,
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        """pygls's, once the futures of the handlers that are done are forgotten. A request's
+        is popped when its answer is sent; a notification's (and each step of a built-in
+        generator handler's: didOpen, didChange, didClose) was kept for good. (Forgotten here,
+        not in a done callback: ``shutdown`` cancels every future while it walks them.)"""
+        futures = self._request_futures
+        for done in [key for key, future in futures.items() if future.done()]:
+            del futures[done]
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
 
     def _send_data(self, data: Any) -> None:
         result = getattr(data, "result", None)

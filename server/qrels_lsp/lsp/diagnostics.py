@@ -24,6 +24,8 @@ class Publisher:
         self._published: set[str] = set()  # documents that were sent diagnostics
 
     def items(self, uri: str, analysis: Analysis) -> list[types.Diagnostic]:
+        if not analysis.findings:  # (no line index made for nothing: a request makes it)
+            return []
         pos = self.session.positions(uri, analysis.text)
         related = self._related_positions(analysis.findings)
         return [diagnostic(f, pos, uri, related) for f in analysis.findings]

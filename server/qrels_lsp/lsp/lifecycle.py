@@ -79,7 +79,7 @@ def register(server: LanguageServer, state: State) -> None:
         session = state.session
         session.opened(params.text_document.uri)
         if session.is_ours(params.text_document.uri):
-            session.changed(params.text_document.uri)
+            session.opened_document(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -95,11 +95,7 @@ def register(server: LanguageServer, state: State) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
-        session = state.session
-        session.forget_document(params.text_document.uri)
-        path = path_of(params.text_document.uri)
-        if path is not None:  # the file on disk is the truth again for its dependents
-            session.files_changed([path])
+        state.session.closed_document(params.text_document.uri)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: LanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:

@@ -2,10 +2,11 @@
 
 Who owns what (see docs/architecture.md):
 
-- The **event loop** owns this object's dictionaries (snapshots, pending refreshes, positions,
-  the disk cache of file texts): only handlers and callbacks on the loop touch them.
-- The **analysis thread** (one worker) runs every analysis, so the project's caches need no
-  locks; it is handed what it needs as arguments and returns a :class:`Snapshot`.
+- The **event loop** owns this object's dictionaries (snapshots, pending refreshes, positions):
+  only handlers and callbacks on the loop touch them.
+- The **analysis thread** (one worker) runs every analysis, so the project's caches (and the
+  disk cache of file texts it reads through) need no locks; it is handed what it needs as
+  arguments and returns a :class:`Snapshot`. Refreshes take turns for it (``gate.Turns``).
 - The **background thread** (one more worker) runs long jobs, such as building a corpus's BM25
   index or reading the large runs an analysis deferred. It gives way to the analysis thread:
   while an analysis runs, a long job waits at its next yield point (a few milliseconds away),
@@ -26,8 +27,9 @@ import logging
 import os
 import threading
 import traceback
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,7 +42,7 @@ from ..core.project.config import Config, config_from_mapping, load_config
 from ..core.search.indexes import IndexCache
 from .client import Client
 from .convert import Positions, path_of, uri_of
-from .gate import Gate, LongJobs
+from .gate import AGAIN, EDITED, OPENED, Gate, LongJobs, Turns
 from .heap import IDLE_COLLECT_SECONDS, HeapPolicy
 
 log = logging.getLogger(__name__)
@@ -63,6 +65,9 @@ class Snapshot:
     generation: int
     analysis: Analysis | None
     failed: bool = False  # a crash: not kept, so the next request tries again
+    # Whether what other files read of this one may have changed with it (see Session._moved):
+    # when not, the documents that depend on it are not analysed again.
+    moved: bool = True
 
 
 class Session:
@@ -86,8 +91,12 @@ class Session:
         self._buffers: dict[str, tuple[str, int | None]] = {}
         self._disk: dict[Path, tuple[tuple[int, int, int, int], tuple[str | None, str | None]]] = {}
         self._pending: dict[str, asyncio.Task[None]] = {}
+        self._latest: dict[str, int | None] = {}  # each open document's version at its last change
         self._background: set[asyncio.Future[Any]] = set()
         self._reading: set[str] = set()  # documents whose pending reads are on the way
+        self._turns = Turns()  # refreshes take turns on the analysis thread (see gate.py)
+        self._views_owed = False  # a refresh ended while others were still on the way
+        self._links_seen = 0  # the project's reverse links as the last analysis left them
         self._analysis = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-analysis")
         self._long_jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrels-background")
         # Comparisons of runs, on a thread of their own (not behind an index build).
@@ -146,6 +155,7 @@ class Session:
             boundary=self.boundary(),
             lens_metrics=True,
             indexes=self.indexes,
+            peek=self._peek,
         )
 
     def boundary(self) -> Boundary:
@@ -166,7 +176,7 @@ class Session:
             self.project.boundary = self.project.boundary.widened([path.parent])
 
     # -- documents ------------------------------------------------------------------------
-    def _read(self, path: Path) -> tuple[str | None, str | None]:
+    def _read(self, path: Path, *, keep: bool = True) -> tuple[str | None, str | None]:
         """An open buffer wins over the file on disk. On the analysis thread the buffers are
         those the job was given (a snapshot taken when it was scheduled); on the loop, the
         editor's current ones."""
@@ -175,12 +185,22 @@ class Session:
         opened = self.client.open_document(uri) if on_loop else self._buffers.get(uri)
         if opened is not None:
             return opened[0], None
-        return self._read_disk(path) if not on_loop else read_text(path)
+        return self._read_disk(path, keep=keep) if not on_loop else read_text(path)
 
-    def _read_disk(self, path: Path) -> tuple[str | None, str | None]:
+    def _peek(self, path: Path) -> tuple[str | None, str | None]:
+        """:meth:`_read` for a look taken once: a file on disk read is not kept (the reverse
+        links read every run of the workspace for its `qrels:`, and kept a copy of each)."""
+        return self._read(path, keep=False)
+
+    def _on_disk(self, path: Path) -> str | None:
+        """A file's text on disk (what was read of it is not kept), on the analysis thread."""
+        return self._read_disk(path, keep=False)[0]
+
+    def _read_disk(self, path: Path, *, keep: bool = True) -> tuple[str | None, str | None]:
         """A file on disk, read again only when its size, mtime or inode change: a 1M-line run
         beside the golden set being edited is read once, not on every keystroke (and the same
-        text object keeps the project's caches valid by identity)."""
+        text object keeps the project's caches valid by identity). ``keep=False``: read for a
+        look taken once, and not kept (the copy kept is still used if it is current)."""
         try:
             st = os.stat(path)
         except (OSError, ValueError):
@@ -191,7 +211,8 @@ class Session:
         if hit is not None and hit[0] == key:
             return hit[1]
         result = read_text(path)
-        self._disk[path] = (key, result)
+        if keep:
+            self._disk[path] = (key, result)
         return result
 
     def text_of(self, path: Path) -> str | None:
@@ -233,8 +254,49 @@ class Session:
         """A document was closed: what was kept for it goes (its file on disk is the truth)."""
         self.snapshots.pop(uri, None)
         self._positions.pop(uri, None)
+        self._latest.pop(uri, None)
+        pending = self._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()  # a closed document is not analysed, nor shown
         for hook in self.on_close:
             hook(uri)
+
+    def closed_document(self, uri: str) -> None:
+        """A document was closed: what was kept for it goes. Its dependents are analysed again
+        only when the file on disk differs from the text they last read (the buffer); with no
+        document left open, what was made from every file goes too, and the memory it took is
+        given back (a collection, the C heaps trimmed), before the next message is answered."""
+        snapshot = self.snapshots.get(uri)
+        current = snapshot is not None and snapshot.version == self._latest.get(uri)
+        last = snapshot.analysis if snapshot is not None and current else None
+        self.forget_document(uri)
+        self.disk_changes += 1  # the file is reported from disk again (workspace diagnostics)
+        path = path_of(uri)
+        if path is None:
+            return
+        text = last.text if last is not None else None
+
+        def release() -> tuple[bool, bool]:
+            same = text is not None and self._on_disk(path) == text
+            if same:
+                self.project.release(path)
+            self.heap.dirty = True  # (what was freed is given back by the next collection)
+            idle = not self._buffers  # (the documents open when this job was scheduled)
+            if idle:
+                self._disk.clear()
+                self.project.release_all()
+                self.heap.collect()
+            return same, idle
+
+        async def go() -> None:
+            same, idle = await self.run(release)
+            if idle:
+                self._positions.clear()  # (other files' line indexes, for related findings)
+            if not same:
+                self.files_changed([path])
+            self._collect_when_idle()
+
+        self._in_background(go())
 
     # -- work on the worker threads ---------------------------------------------------------
     async def run(self, fn: Callable[[], T]) -> T:
@@ -378,7 +440,9 @@ class Session:
         self.gate.wait()
         return self.closed
 
-    def _analyse(self, uri: str, version: int | None, generation: int) -> Snapshot:
+    def _analyse(
+        self, uri: str, version: int | None, generation: int, before: str | None
+    ) -> Snapshot:
         path = path_of(uri)
         if path is None:
             return Snapshot(version, generation, None)
@@ -387,6 +451,7 @@ class Session:
                 raise RuntimeError(f"injected fault for {path.name} ({FAULT_ENV})")
             with self.heap.paused():
                 analysis = self.project.analyse(path, defer=True)
+            moved = self._moved(path, analysis, before)
         except Exception:  # a bug must not take the editor down: log it, answer without it
             log.error("analysis of %s failed:\n%s", uri, traceback.format_exc())
             self.failures[uri] = self.failures.get(uri, 0) + 1
@@ -396,7 +461,22 @@ class Session:
             )
             return Snapshot(version, generation, None, failed=True)
         self.failures.pop(uri, None)
-        return Snapshot(version, generation, analysis)
+        return Snapshot(version, generation, analysis, moved=moved)
+
+    def _moved(self, path: Path, analysis: Analysis | None, before: str | None) -> bool:
+        """Whether other files' analyses may read something else of this one than before: the
+        reverse links changed (a run now names a golden set, or another), or its text differs
+        from the one last analysed (``before``), or, analysed for the first time since it was
+        opened, from the file on disk, which they read until then. (An editor restoring a
+        session opens hundreds of runs of one golden set as they are on disk: each analysed
+        all the others again.)"""
+        links, self._links_seen = self._links_seen, self.project.links
+        if links != self.project.links:
+            return True
+        text = analysis.text if analysis is not None else None
+        if before is None:
+            before = self._on_disk(path)
+        return text is not before and text != before
 
     async def analysis_on_disk(self, path: Path) -> Analysis | None:
         """The findings of a file the editor has not opened, as `check` makes them (runs not
@@ -426,47 +506,79 @@ class Session:
         """What every feature asks first: the current analysis, or None for a file not ours."""
         return await self.analysis(uri) if self.is_ours(uri) else None
 
-    async def analysis(self, uri: str) -> Analysis | None:
-        """The analysis of the document's current version, computed now if need be.
+    async def analysis(self, uri: str, urgency: int | None = None) -> Analysis | None:
+        """The analysis of the document's current version, computed now if need be; with
+        ``urgency`` (a refresh's, see gate.py), in its turn, else (a request) at once.
 
         A document edited (or the configuration changed) while it was being analysed is
         analysed again: the caller labels the result with the current version (diagnostics) or
         reads positions in the current text (every request), so an analysis of an older text
-        must never be returned.
+        must never be returned. Only an open document's analysis is kept, and a closed one is
+        not analysed for a refresh (None).
         """
         while True:
+            if urgency is not None and self.version(uri) is None:
+                return None
             snapshot = self.snapshots.get(uri)
             if self._current(snapshot, uri):
                 assert snapshot is not None
                 return snapshot.analysis
-            version, generation = self.version(uri), self.generation
-            snapshot = await self.run(functools.partial(self._analyse, uri, version, generation))
+            async with self._turn(urgency):
+                snapshot = self.snapshots.get(uri)
+                if self._current(snapshot, uri):  # made by a request while this one waited
+                    assert snapshot is not None
+                    return snapshot.analysis
+                version, generation = self.version(uri), self.generation
+                last = snapshot.analysis if snapshot is not None else None
+                before = last.text if last is not None else None
+                job = functools.partial(self._analyse, uri, version, generation, before)
+                snapshot = await self.run(job)
             if not self._current(snapshot, uri):
                 continue  # edited or reconfigured meanwhile: that result is already stale
-            if not snapshot.failed:
+            if not snapshot.failed and version is not None:
                 self.snapshots[uri] = snapshot
             return snapshot.analysis
 
-    def changed(self, uri: str) -> None:
-        """A document changed: re-analyse it and what depends on it.
+    @asynccontextmanager
+    async def _turn(self, urgency: int | None) -> AsyncIterator[None]:
+        """A refresh's turn on the analysis thread (none for a request's analysis). Past a
+        keystroke's, it is a long job: the switch interval is short meanwhile, so the event
+        loop reads the editor's next messages (the next of 300 files opened, a request) within
+        half a millisecond of asking for the interpreter, not five (gate.py)."""
+        if urgency is None:
+            yield
+            return
+        async with self._turns.turn(urgency):
+            with self.long_jobs.running() if urgency > EDITED else nullcontext():
+                yield
+
+    def changed(self, uri: str, urgency: int = EDITED) -> None:
+        """A document changed (``urgency``: or was opened, or everything is analysed again):
+        re-analyse it and what depends on it.
 
         At once, with no debounce delay: keystrokes that arrive while an analysis runs cancel
         each other's refresh still queued for the analysis thread, so a burst costs one more
-        analysis, of its last version, and a single keystroke waits for nothing."""
+        analysis, of its last version, and a single keystroke waits for nothing. Refreshes
+        take turns, a keystroke's first (gate.py), and requests are answered in between."""
         if self.closed:  # after shutdown nothing more is sent
             return
         pending = self._pending.pop(uri, None)
         if pending is not None:
             pending.cancel()
+        self._latest[uri] = self.version(uri)
         # Long jobs step aside from now until this keystroke's results are sent.
         self.gate.enter()
-        task = asyncio.ensure_future(self._refresh(uri))
+        task = asyncio.ensure_future(self._refresh(uri, urgency))
         task.add_done_callback(lambda _task: self.gate.leave())
         self._pending[uri] = task
 
-    async def _refresh(self, uri: str) -> None:
+    def opened_document(self, uri: str) -> None:
+        """A document of ours was opened: analysed in its turn, after the keystrokes."""
+        self.changed(uri, OPENED)
+
+    async def _refresh(self, uri: str, urgency: int = EDITED) -> None:
         try:
-            analysis = await self.analysis(uri)
+            analysis = await self.analysis(uri, urgency)
             if analysis is None:
                 attempts = self.failures.get(uri, 0)
                 if 0 < attempts <= MAX_RETRIES:  # a crash is retried, not silently dropped
@@ -480,10 +592,13 @@ class Session:
                 self._read_pending(uri, analysis.pending)
             for hook in self.on_analysis:
                 hook(uri, analysis)
-            for dependent in self.dependents(uri, analysis):
-                self.snapshots.pop(dependent, None)
-                self._result(dependent, await self.analysis(dependent))
-            self.client.refresh_views()
+            snapshot = self.snapshots.get(uri)
+            if snapshot is None or snapshot.moved:
+                for dependent in self.dependents(uri, analysis):
+                    # (one not analysed yet is analysed by its own refresh, after this one)
+                    if self.snapshots.pop(dependent, None) is not None:
+                        self._result(dependent, await self.analysis(dependent, urgency))
+            self._views_owed = True
             self._collect_when_idle()
         except asyncio.CancelledError:
             raise
@@ -492,6 +607,15 @@ class Session:
         finally:
             if self._pending.get(uri) is asyncio.current_task():
                 self._pending.pop(uri, None)
+            self._refresh_views()
+
+    def _refresh_views(self) -> None:
+        """Ask the editor to request lenses and hints again once no refresh is on the way: one
+        request after a burst of opened documents, not one per document (each makes the editor
+        ask for the lenses of every visible file)."""
+        if self._views_owed and not self._pending:
+            self._views_owed = False
+            self.client.refresh_views()
 
     def _read_pending(self, uri: str, pending: Pending) -> None:
         """Read what an analysis left unread (large runs, the reverse links' run YAML files) on
@@ -523,6 +647,8 @@ class Session:
         self.in_background(read, lambda loaded: self._in_background(provide(loaded)), failed)
 
     def _result(self, uri: str, analysis: Analysis | None) -> None:
+        if analysis is not None and self.client.open_document(uri) is None:
+            return  # closed while it was analysed: nothing is shown for it
         for hook in self.on_result:
             hook(uri, analysis)
 
@@ -552,8 +678,10 @@ class Session:
 
     def _reanalyse(self, uris: list[str]) -> None:
         self.snapshots.clear()
+        open_uris = set(self.client.open_uris())
         for uri in uris:
-            self.changed(uri)
+            if uri in open_uris:  # (one closed meanwhile is not analysed, nor shown)
+                self.changed(uri, AGAIN)
 
     def _retry(self, uri: str, delay: float) -> None:
         def again() -> None:

@@ -51,7 +51,7 @@ def _no_document(x: RunInputs) -> Iterable[Finding]:
     if x.chunks is None or x.corpus is None:
         return
     doc_of = mapper(x.chunks)
-    mapped = {q: [doc_of(d.doc_id) for d in r.docs] for q, r in x.run.rankings.items()}
+    mapped = {q: [doc_of(d) for d in r.doc_ids()] for q, r in x.run.rankings.items()}
     message = matches_no_document(mapped, x.chunks, x.corpus, x.name)
     if message is not None:
         span = x.run.results_span or next(iter(x.run.rankings.values())).span

@@ -25,12 +25,14 @@ def unknown_retrieved(x: RunInputs) -> Iterable[Finding]:
         return
     if x.chunks is None:
         for ranking in x.run.rankings.values():
-            for doc in ranking.docs:
-                if doc.doc_id not in x.corpus:
-                    yield unknown_document(QR206, doc.doc_id, doc.span, x.corpus, x.budget)
+            # (the ids as they are held; a document's span only for one reported)
+            for i, doc_id in enumerate(ranking.doc_ids()):
+                if doc_id not in x.corpus:
+                    span = ranking.docs[i].span
+                    yield unknown_document(QR206, doc_id, span, x.corpus, x.budget)
         return
     doc_of = mapper(x.chunks)
-    mapped = {q: [doc_of(d.doc_id) for d in r.docs] for q, r in x.run.rankings.items()}
+    mapped = {q: [doc_of(d) for d in r.doc_ids()] for q, r in x.run.rankings.items()}
     if matches_no_document(mapped, x.chunks, x.corpus, x.name) is not None:
         return  # one QR209 says so, not a finding per id
     for ranking in x.run.rankings.values():

@@ -9,12 +9,15 @@ with the same functions below, so a finding reads the same whichever path read t
 from __future__ import annotations
 
 import re
+import sys
+from array import array
+from collections.abc import Sequence
 from math import isfinite
 
 from ..base.findings import Related
 from ..base.text import Span
 from ..metrics import trec_eval_order
-from ..model import Ranking, Ref, Retrieved, Run
+from ..model import Docs, Ranking, Ref, Retrieved, Run
 from . import run_yaml_lines
 from .format import Format
 from .yaml.context import keys_under
@@ -80,7 +83,9 @@ def _from_layout(text: str, layout: run_yaml_lines.Layout) -> Run:
         assert e.starts is not None and e.value is not None
         span = Span(e.key, e.key + len(e.qid))
         ranking = Ranking(qid=e.qid, span=span, block=Span(e.key, e.value.end))
-        if e.scores is None:
+        if len(set(e.docs)) == len(e.docs):  # (no document twice: the columns as they are)
+            ranking.docs = _columns(e.docs, e.starts, e.scores)
+        elif e.scores is None:
             ranking.docs = _ranked_list(
                 p,
                 [
@@ -101,6 +106,21 @@ def _from_layout(text: str, layout: run_yaml_lines.Layout) -> Run:
             continue
         run.rankings[e.qid] = ranking
     return run
+
+
+def _columns(docs: list[str], starts: list[int], scores: list[float] | None) -> Docs:
+    """The documents of an entry that names none twice, in evaluation order: what
+    :func:`_ranked_list` or :func:`_ranked_scores` make of it, without a Retrieved for each."""
+    ids = list(map(sys.intern, docs))
+    if scores is None:
+        return Docs(ids, array("q", starts), ranks=range(1, len(ids) + 1))
+    place = {d: i for i, d in enumerate(ids)}
+    order = [place[d] for d in trec_eval_order(zip(ids, scores, strict=True))]
+    return Docs(
+        [ids[i] for i in order],
+        array("q", [starts[i] for i in order]),
+        scores=array("d", [scores[i] for i in order]),
+    )
 
 
 def _parse_ranking(p: ShapeReader, key: YScalar, value: YNode) -> Ranking:
@@ -126,23 +146,24 @@ def _parse_ranking(p: ShapeReader, key: YScalar, value: YNode) -> Ranking:
     return ranking
 
 
-def _ranked_list(p: ShapeReader, entries: list[Retrieved], qid: str) -> list[Retrieved]:
-    """A listed ranking: its order as written, each document's first occurrence."""
+def _ranked_list(p: ShapeReader, entries: list[Retrieved], qid: str) -> Sequence[Retrieved]:
+    """A listed ranking: its order as written, each document's first occurrence (as columns)."""
     if len({r.doc_id for r in entries}) == len(entries):
-        return entries  # (no document twice: the common case, a set's work)
+        return Docs.of(entries)  # (no document twice: the common case, a set's work)
     _report_duplicates(p, entries, qid)
-    return _dedupe(entries)
+    return Docs.of(_dedupe(entries))
 
 
-def _ranked_scores(p: ShapeReader, scored: list[Retrieved], qid: str) -> list[Retrieved]:
-    """A mapping id -> score in trec_eval's order, each document's first occurrence."""
+def _ranked_scores(p: ShapeReader, scored: list[Retrieved], qid: str) -> Sequence[Retrieved]:
+    """A mapping id -> score in trec_eval's order, each document's first occurrence (as
+    columns)."""
     order = trec_eval_order((r.doc_id, r.score or 0.0) for r in scored)
     by_id: dict[str, Retrieved] = {}
     for r in scored:
         by_id.setdefault(r.doc_id, r)
     entries = [by_id[d] for d in order if d in by_id]
     _report_duplicates(p, scored, qid)
-    return _dedupe(entries)
+    return Docs.of(_dedupe(entries))
 
 
 def read_run_yaml_ids(text: str) -> dict[str, list[str]]:
@@ -153,7 +174,11 @@ def read_run_yaml_ids(text: str) -> dict[str, list[str]]:
 
 
 def qrels_named(text: str) -> Ref | None:
-    """The ``qrels:`` a run YAML names, without its rankings' spans when the line reader reads it."""
+    """The ``qrels:`` a run YAML names: from the lines above ``results:`` when they say it,
+    else without its rankings' spans when the line reader reads the file."""
+    head = run_yaml_lines.header(text)
+    if head is not None and "qrels" in head:
+        return Ref(*head["qrels"])
     top = run_yaml_lines.top_values(text)
     if top is not None:
         found = top.get("qrels")

@@ -5,6 +5,7 @@ query is scored for several metrics at once."""
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -72,7 +73,9 @@ class Metric:
             out += f"@{self.p!r}"  # the shortest that reads back as the same p
         if self.k is not None:
             out += f"@{self.k}"
-        return out
+        # One string per metric, not one per query: each query's scores are keyed by it, and an
+        # editor holds the scores of every question of hundreds of open runs.
+        return sys.intern(out)
 
 
 def parse_metric(s: str, k: int | None = None) -> Metric:

@@ -18,7 +18,7 @@ from ..base.boundary import Boundary
 from ..base.files import TOO_LARGE, read_regular, read_text, resolve
 from ..base.findings import Finding, Severity, declare, dropping, finding
 from ..base.globs import expand, has_magic
-from ..base.text import Span, decode
+from ..base.text import Span, decode, forget_line_indexes
 from ..checks import CheckCache, CorpusState, check_golden, check_run
 from ..checks.run_chunks import QR209, matches_no_document
 from ..checks.suppress import apply_suppressions
@@ -32,7 +32,7 @@ from ..coverage.judgments import (
     judged_not_relevant,
 )
 from ..coverage.pool import Pool, PoolCache
-from ..formats import detect, get, parse_as, run_yaml, trec_run
+from ..formats import detect, get, parse_as, run_yaml, run_yaml_lines, trec_run
 from ..formats.beir_layout import beir_dataset
 from ..formats.corpus import Corpus, CorpusError, load_corpus
 from ..formats.format import Format, Role
@@ -296,6 +296,7 @@ class Project:
         indexes: IndexCache | None = None,
         build_indexes: bool = False,
         stream_over: int | None = None,
+        peek: Reader | None = None,
     ) -> None:
         self.config = config
         # TREC runs larger than this are scored as they are read, this many bytes at a time (the
@@ -321,6 +322,9 @@ class Project:
         self._run_scores: dict[Path, tuple[object, object, dict[str, list[float]]]] = {}
         self._fusers: dict[tuple[Path, str], Fuser] = {}  # per golden set and fused run
         self._reader = read
+        # Reads not repeated (each run's `qrels:` for the reverse links, once): the editor's
+        # reader that keeps no copy of the text (it keeps those read for scoring).
+        self._peeker = peek or read
         self.boundary = boundary
         self.progress = progress
         self._parsed: dict[Path, tuple[str, Qrels | Run]] = {}
@@ -332,6 +336,7 @@ class Project:
         # its own entry, so a golden set finds the runs that name it without a scan per keystroke.
         self._run_files: list[Path] | None = None
         self._names: dict[Path, Path | None] = {}
+        self.links = 0  # bumped whenever an entry of the reverse links changes
         self._edits: dict[Path, tuple[Qrels, EntryEdit]] = {}
         self._judged: dict[Path, _Judged] = {}
 
@@ -341,12 +346,18 @@ class Project:
             return None, self.boundary.refusal(path)
         return self._reader(path)
 
+    def _peek(self, path: Path) -> tuple[str | None, str | None]:
+        """:meth:`read` for a look taken once (see ``peek``)."""
+        if not self.boundary.allows(path):
+            return None, self.boundary.refusal(path)
+        return self._peeker(path)
+
     # -- caches -------------------------------------------------------------------------------
     def forget(self, path: Path) -> None:
-        """A file changed: drop what was derived from it."""
+        """A file changed: drop what was derived from it (but the per-entry check cache, keyed
+        by each entry's text: a golden set saved is not checked whole again)."""
         path = resolve(path)
-        self._parsed.pop(path, None)
-        self._edits.pop(path, None)
+        self._drop_model(path)
         self._judged.pop(path, None)
         self._fast_runs.pop(path, None)
         self._topics.pop(path, None)
@@ -355,15 +366,36 @@ class Project:
                 del self._corpora[root]
         self._golden_files = None
         self._run_files = None  # a run may have been added or removed: glob again
-        self._names.pop(path, None)
+        if self._names.pop(path, None) is not None:
+            self.links += 1
 
     def release(self, path: Path) -> None:
-        """Drop a file's parsed model (the file itself is unchanged): a check of the whole
-        workspace must not keep every file's spans in memory once its findings are made."""
+        """Drop what was made from a file's span model (the file itself is unchanged): a check of
+        the whole workspace must not keep every file's spans in memory once its findings are
+        made, nor the editor a closed document's. What scoring keeps of a run (its rankings, read
+        without spans) stays, for the golden sets that score it."""
         path = resolve(path)
-        self._parsed.pop(path, None)
-        self._edits.pop(path, None)
+        self._drop_model(path)
         self._checks.pop(path, None)
+
+    def _drop_model(self, path: Path) -> None:
+        """The file's span model and what holds it (its rankings, scores, chunk mapping)."""
+        for kept in (self._parsed, self._edits, self._rankings, self._run_scores, self._chunked):
+            kept.pop(path, None)
+
+    def release_all(self) -> None:
+        """Drop what was made from every file (no document is open in the editor): models,
+        rankings, scores, comparisons, judging queues. What the workspace is stays: the reverse
+        links, corpora and topics (a corpus takes seconds to load again)."""
+        for kept in (self._parsed, self._edits, self._checks, self._rankings, self._run_scores):
+            kept.clear()
+        for made in (self._chunked, self._fast_runs, self._scores, self._judged, self._streams):
+            made.clear()
+        for compared in (self._comparers, self._latest, self._pools, self._fusers):
+            compared.clear()
+        self._baselines = BaselineCache()  # (a warm-up still running fills the one it was given)
+        forget_line_indexes()
+        run_yaml_lines.forget()
 
     def parsed(self, path: Path, kind: FileKind, text: str) -> Qrels | Run:
         path = resolve(path)
@@ -600,13 +632,20 @@ class Project:
         for path in files:
             if path in self._names or path.suffix.lower() not in (".yaml", ".yml"):
                 continue
-            text, _ = self.read(path)
+            text, _ = self._peek(path)
             fmt = detect(path, text, self.config, "run") if text is not None else None
             if text is not None and fmt is run_yaml.FORMAT:
                 unread.append((path, text))  # its `qrels:` only, not its span model
             else:
                 self._names[path] = None
         return files, unread
+
+    def _link(self, run: Path, golden: Path | None) -> None:
+        """Record the golden set a run names (None: none); :attr:`links` counts the changes, so
+        that the editor knows when a golden set's runs may differ."""
+        if self._names.get(run) != golden:  # (a new run naming none changes no golden set)
+            self.links += 1
+        self._names[run] = golden
 
     def _named_by(self, run_path: Path, qrels: Ref | None) -> Path | None:
         """The golden set a run's ``qrels:`` names, if it is a file inside the boundary."""
@@ -800,7 +839,7 @@ class Project:
         if loaded.names is not None and self._run_files is None:
             for path, ref in loaded.names:
                 if path not in self._names:
-                    self._names[path] = self._named_by(path, ref)
+                    self._link(path, self._named_by(path, ref))
             self._run_files = loaded.files
 
     def _score_cache(self, golden: Path, run: Path | str | None) -> ScoreCache:
@@ -975,7 +1014,7 @@ class Project:
             )
         golden_path, reason = self.golden_of(path, model)
         self._scan_run_files()
-        self._names[resolve(path)] = golden_path if model.qrels is not None else None
+        self._link(resolve(path), golden_path if model.qrels is not None else None)
         found = list(model.findings)
         if golden_path is None and model.qrels is not None and reason is not None:
             target = resolve(path).parent / model.qrels.value
