@@ -12,6 +12,7 @@ import logging
 import threading
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -48,16 +49,19 @@ class Client:
         return encoding_of(self._server.workspace.position_encoding)
 
     # -- its open documents --------------------------------------------------------------------
+    # pygls keys its documents by the URI percent-decoded, a form that is no URI any more (a
+    # file named `a#b.yaml` decodes to a URI whose path ends at `a`): every URI handed out here
+    # is the one the editor sent (`doc.uri`), and a lookup decodes as pygls does.
     def open_uris(self) -> list[str]:
         try:
-            return list(self._server.workspace.text_documents)
+            return [doc.uri for doc in list(self._server.workspace.text_documents.values())]
         except RuntimeError:  # no workspace before initialize
             return []
 
     def open_document(self, uri: str) -> tuple[str, int | None] | None:
         """An open document's text and version; None when the editor has not opened it."""
         try:
-            doc = self._server.workspace.text_documents.get(uri)
+            doc = self._server.workspace.text_documents.get(unquote(uri))
         except RuntimeError:
             return None
         return (doc.source, doc.version) if doc is not None else None
@@ -69,7 +73,7 @@ class Client:
             docs = self._server.workspace.text_documents
         except RuntimeError:
             return {}
-        return {uri: (doc.source, doc.version) for uri, doc in list(docs.items())}
+        return {doc.uri: (doc.source, doc.version) for doc in list(docs.values())}
 
     def folders(self) -> list[str]:
         return list(self._server.workspace.folders)
