@@ -109,7 +109,8 @@ def test_50_mb_files(tmp_path: Path) -> None:
     n = 50 * 2**20 // len(block.format(0)) + 1
     path.write_text("queries:\n" + "".join(block.format(i) for i in range(n)), encoding="utf-8")
     findings = timed(lambda: analyse(path), 30)
-    assert [(f.code, f.span.start) for f in findings] == [("QR006", 0)]
+    # QR120 says how the judgments are read (no grade 0: exhaustive), as on any such set
+    assert [(f.code, f.span.start) for f in findings if f.code != "QR120"] == [("QR006", 0)]
     run = tmp_path / "big.trec"
     with run.open("w", encoding="utf-8") as f:
         for i in range(1_000_000):

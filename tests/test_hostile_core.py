@@ -177,7 +177,8 @@ def test_a_document_of_30_mb_of_fdfa(tmp_path: Path) -> None:
     (folder / "ok.md").write_text("reset the router", encoding="utf-8")
     path = golden(tmp_path, "corpus/", {"q1": ("salla allahu alayhi reset router", ["fdfa.md"])})
     result = check(path, tmp_path)
-    assert result.returncode == 0 and "QR" not in result.stdout
+    said = [line for line in result.stdout.splitlines() if " QR120 " not in line]  # (info)
+    assert result.returncode == 0 and not any("QR" in line for line in said), result.stdout
     scored = score(path, tmp_path)
     assert "fdfa.md: longer than 1,000,000 characters" in scored.stderr  # indexed in part
 
