@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, overload
 
 from .base.findings import Finding
+from .base.text import Ref as Ref  # (written where spans are: fusion/spec.py needs it too)
 from .base.text import Span
 
 if TYPE_CHECKING:
@@ -46,14 +47,6 @@ raises; each reader says so where it is written (``formats/grades.py`` for grade
 
 CRITICAL_TAG = "critical"
 """The tag of questions that must not get worse: `qrels-lsp gate --critical` looks for it."""
-
-
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """A string value as written in a file (a path, a glob, a name) and where it was written."""
-
-    value: str
-    span: Span
 
 
 @dataclass(slots=True)
