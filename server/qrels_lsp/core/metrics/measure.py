@@ -81,6 +81,10 @@ class Measure:
     # The hover's table lists an optional-cutoff measure at each of its cutoffs too (nDCG@k
     # is quoted more than nDCG); otherwise once, uncut.
     hover_cutoffs: bool = False
+    # Its label in each question's lens, when it is shown there (``{k}``: the golden set's k,
+    # which a measure that needs a cutoff is then taken at); lenses list these in the
+    # registry's order (metrics/lens.py).
+    lens: str | None = None
 
 
 def format_value(x: float) -> str:

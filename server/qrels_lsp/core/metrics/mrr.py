@@ -23,4 +23,5 @@ MEASURE = Measure(
     value=_reciprocal_rank,
     summary="1 / rank of the first relevant document (no cutoff)",
     whole_ranking=True,
+    lens="MRR",
 )

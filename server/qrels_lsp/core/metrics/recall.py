@@ -23,4 +23,5 @@ MEASURE = Measure(
     cutoff="required",
     value=_recall,
     summary="relevant documents in the top k / all relevant documents",
+    lens="recall@{k}",
 )
