@@ -13,7 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.formats.corpus import Corpus, Document, load_corpus
 from qrels_lsp.core.search import bm25
-from qrels_lsp.core.search.bm25 import BM25Index, build_index, cache_path, load_or_build
+from qrels_lsp.core.search import index_cache
+from qrels_lsp.core.search.bm25 import BM25Index, build_index
+from qrels_lsp.core.search.index_cache import cache_path, load_or_build
 from qrels_lsp.core.search.tokens import (
     COPY_THRESHOLD,
     content_ngrams,
@@ -184,7 +186,7 @@ def test_tokenizer_version_is_part_of_the_cache_key(
     (tmp_path / "a.md").write_text("x")
     corpus = load(tmp_path)
     before = cache_path(corpus, tmp_path)
-    monkeypatch.setattr(bm25, "TOKENIZER_VERSION", bm25.TOKENIZER_VERSION + 1)
+    monkeypatch.setattr(index_cache, "TOKENIZER_VERSION", index_cache.TOKENIZER_VERSION + 1)
     assert cache_path(corpus, tmp_path) != before
 
 
@@ -205,7 +207,7 @@ def test_cache_roundtrip(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     built = load_or_build(corpus, cache)
     assert built is not None and cache_path(corpus, cache).is_file()
-    cached = bm25._read_cache(cache_path(corpus, cache), bm25.cache_key(corpus), corpus.ids)
+    cached = index_cache._read_cache(cache_path(corpus, cache), index_cache.cache_key(corpus), corpus.ids)
     assert cached is not None
     assert cached.vocab == built.vocab
     for name in ("idf", "offsets", "post_docs", "post_tf", "doc_len"):
@@ -240,8 +242,8 @@ def test_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
     good = load_or_build(corpus, cache)
     assert good is not None
     good.post_docs = good.post_docs + 100
-    bm25._write_cache(path, bm25.cache_key(corpus), good)
-    assert bm25._read_cache(path, bm25.cache_key(corpus), corpus.ids) is None
+    index_cache._write_cache(path, index_cache.cache_key(corpus), good)
+    assert index_cache._read_cache(path, index_cache.cache_key(corpus), corpus.ids) is None
     index = load_or_build(corpus, cache)
     assert index is not None and index.top_ids(["firmware"], 1)[0][0] == "errors.md"
 
@@ -255,9 +257,9 @@ def test_unwritable_cache_dir_still_builds(tmp_path: Path) -> None:
 
 def test_default_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert bm25.default_cache_dir() == tmp_path / "qrels-lsp"
+    assert index_cache.default_cache_dir() == tmp_path / "qrels-lsp"
     monkeypatch.delenv("XDG_CACHE_HOME")
-    assert bm25.default_cache_dir() == Path.home() / ".cache" / "qrels-lsp"
+    assert index_cache.default_cache_dir() == Path.home() / ".cache" / "qrels-lsp"
 
 
 # -- snippets and copied questions --------------------------------------------------------------

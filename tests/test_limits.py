@@ -217,7 +217,7 @@ def test_describe_mode_is_what_a_fifo_is_called(tmp_path: Path) -> None:
 
 
 def test_the_cache_evicts_the_least_recently_used_files(tmp_path: Path) -> None:
-    from qrels_lsp.core.search.bm25 import _evict
+    from qrels_lsp.core.search.index_cache import _evict
 
     files = []
     for i in range(5):
@@ -234,7 +234,7 @@ def test_the_cache_evicts_the_least_recently_used_files(tmp_path: Path) -> None:
 
 
 def test_an_index_too_big_for_the_cache_is_not_written(tmp_path: Path) -> None:
-    from qrels_lsp.core.search.bm25 import _write_cache, cache_key
+    from qrels_lsp.core.search.index_cache import _write_cache, cache_key
 
     path = tmp_path / "c.jsonl"
     path.write_text('{"_id": "a", "text": "some words here"}\n', encoding="utf-8")
@@ -249,7 +249,7 @@ def test_an_index_too_big_for_the_cache_is_not_written(tmp_path: Path) -> None:
 
 
 def test_a_cached_index_brings_back_what_building_it_noted(tmp_path: Path) -> None:
-    from qrels_lsp.core.search.bm25 import cache_path, load_or_build
+    from qrels_lsp.core.search.index_cache import cache_path, load_or_build
 
     path = tmp_path / "c.jsonl"
     path.write_text(f'{{"_id": "long", "text": "{"word " * 210_000}"}}\n', encoding="utf-8")

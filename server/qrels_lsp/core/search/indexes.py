@@ -1,5 +1,5 @@
 """BM25 indexes of the project's corpora: built once per corpus content, shared by completion and
-the baseline run, and kept for the session (and on disk, by :func:`bm25.load_or_build`).
+the baseline run, and kept for the session (and on disk, by :func:`index_cache.load_or_build`).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class IndexCache:
         ``cancel``, asked every few milliseconds, is where it gives way to a keystroke)."""
         key = self.key(corpus)
         try:
-            from .bm25 import load_or_build  # numpy, only once an index is wanted
+            from .index_cache import load_or_build  # numpy, only once an index is wanted
 
             index = self.get(corpus) or load_or_build(
                 corpus, self.cache_dir, progress=progress, cancel=cancel
