@@ -15,6 +15,7 @@ from .format import Format
 from .golden_derived import read_chunks, read_fusions
 from .golden_write import add_judgment
 from .grades import in_range, out_of_range
+from .keys import GOLDEN_KEYS, QUERY_KEYS
 from .yaml.context import keys_under
 from .yaml.scalar import rewrite_scalar
 from .yaml.shape import ShapeReader, doc_id, read_entries, read_top
@@ -29,6 +30,7 @@ from .yaml.tree import (
     key_text,
     parse_yaml,
 )
+from .yaml_format import Schema
 
 declare(
     "QR103",
@@ -57,27 +59,6 @@ def negative_level_note(level: int) -> str:
         "relevant (its marks for them are -1 and -2, compared as grades); qrels-lsp counts only "
         "judgments with a grade of 0 or more, so its numbers differ from trec_eval's"
     )
-
-
-GOLDEN_KEYS: dict[str, str] = {
-    "corpus": "The corpus the ids point at, relative to this file: a folder, .jsonl, .tsv or TREC file.",
-    "k": "The number of passages handed to the model: the default cutoff for recall@k and friends.",
-    "relevance_level": "Grades at or above this count as relevant (trec_eval -l). Default 1.",
-    "runs": "Runs to score against this golden set: paths or globs relative to this file.",
-    "compare_to": "The run the others are compared with, by name (`bm25` for the BM25 baseline).",
-    "judgments": "How complete the judgments are: `exhaustive` (every document not listed is not relevant, the usual RAG golden set: coverage does not gate) or `pooled` (TREC style: a document not judged is unknown). Default: exhaustive when no grade is 0.",
-    "fusions": "Runs fused from this golden set's runs: `- {name: hybrid, method: rrf, runs: [bm25, dense]}`.",
-    "chunks": 'How its runs\' chunk ids map to its documents: `{separator: "#"}` or `{pattern: ...}` with a group `doc`.',
-    "queries": "Query id -> question, relevant documents, or `unanswerable: true`.",
-    "description": "Free text about this golden set.",
-}
-QUERY_KEYS: dict[str, str] = {
-    "question": "The question as a user asked it (from logs or tickets, not from the documents).",
-    "relevant": "Relevant document ids: a list (grade 1) or a mapping id -> integer grade.",
-    "unanswerable": "true when the corpus holds no answer on purpose: excluded from the means.",
-    "notes": "Free text for the people who maintain the golden set.",
-    "tags": "Labels for this question, e.g. `[critical]`: `qrels-lsp gate --critical TAG` fails when a question so tagged gets worse.",
-}
 
 
 MAX_QUESTIONS = 100_000
@@ -310,4 +291,7 @@ FORMAT = Format(
     query_ids=keys_under("queries"),
     id_text=rewrite_scalar,
     add_judgment=add_judgment,
+    reformat=Schema(
+        parse_golden, tuple(GOLDEN_KEYS), "queries", tuple(QUERY_KEYS), "relevant"
+    ).reformat,
 )
