@@ -21,7 +21,7 @@ from itertools import chain
 
 from ..base.edits import newline_of
 from ..base.findings import TextEdit
-from ..base.reorder import Unit, applied, reordered
+from ..base.reorder import Unit, applied, reordered, trimmed
 from ..base.text import LineIndex, Span
 from ..model import Qrels, Run
 from .relevant_style import Place, restyled
@@ -111,15 +111,17 @@ def _shifted(span: Span | None, delta: int) -> Span | None:
 
 
 def _on_original(text: str, work: str, edits: list[TextEdit]) -> list[TextEdit]:
-    """``edits`` of ``work`` (``text`` with a line break added at its end) as edits of ``text``:
-    one that replaces the added break replaces up to the end instead, else the break is added."""
+    """``edits`` of ``work`` (``text`` with a line break added at its end) as edits of
+    ``text``: those that reach the added break become one edit up to the end, which writes it
+    too; else the break is an edit of its own, last."""
+    end = len(text)
     if work == text:
         return edits
-    end = len(text)
-    out = [e if e.span.end <= end else TextEdit(Span(e.span.start, end), e.new_text) for e in edits]
-    if all(e.span.end <= end for e in edits):
-        out.append(TextEdit(Span(end, end), work[end:]))
-    return out
+    before = [e for e in edits if e.span.end < end or e.span.start == e.span.end == end]
+    after = [e for e in edits if e not in before]
+    start = min([end, *(e.span.start for e in after)])
+    tail = applied(work, after, Span(start, len(work)))
+    return [*before, *trimmed(text, Span(start, end), tail)]
 
 
 def _document(

@@ -31,9 +31,8 @@ def same_meaning(
     old_tree, new_tree = parse_yaml(old), parse_yaml(new)
     if old_tree.complete != new_tree.complete or len(old_tree.findings) != len(new_tree.findings):
         return False
-    return _values(old_tree.root, (), entries, restyle) == _values(
-        new_tree.root, (), entries, restyle
-    )
+    before: object = _values(old_tree.root, (), entries, restyle)
+    return before == _values(new_tree.root, (), entries, restyle)
 
 
 def model_view(model: Qrels | Run, sorted_: bool) -> object:
@@ -60,7 +59,7 @@ def model_view(model: Qrels | Run, sorted_: bool) -> object:
     return head, sorted(queries, key=lambda q: q[0]) if sorted_ else queries, codes
 
 
-def _values(node: YNode | None, path: tuple[str, ...], entries: str, restyle: str | None) -> Any:
+def _values(node: YNode | None, path: tuple[str, ...], entries: str, restyle: str | None) -> object:
     """A node's values as JSON-able data; mappings as their sorted entries."""
     if node is None:
         return None
