@@ -25,6 +25,7 @@ MAX_KEY = 1000
 1024 for a simple key): such a list is not made a mapping."""
 
 _COLON = re.compile(r"[ \t]*:")
+_FLOW_BAD = frozenset(",[]{}")  # end a plain scalar inside [...] or {...}
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +117,12 @@ def _scalars(value: YNode) -> list[YScalar]:
 
 
 def _id(text: str, node: YScalar, flow: bool) -> str:
-    """A document id as it will be written: as the user quoted it when it fits on its line,
-    else plain when that reads back the same (in a flow collection too), else quoted."""
+    """A document id as it will be written: as the user wrote it when it fits on its line and in
+    its new place (a plain ``0x10`` stays plain: other YAML readers read it as the number they
+    read before), else quoted as :func:`yaml_scalar` quotes."""
     source = text[node.span.start : node.span.end]
-    if not node.plain and "\n" not in source and "\r" not in source:
-        return source
-    return yaml_scalar(node.value, flow=flow)
+    if "\n" in source or "\r" in source:
+        return yaml_scalar(node.value, flow=flow)
+    if node.plain and flow and (_FLOW_BAD & set(source) or source[:1] in ("?", ":")):
+        return yaml_scalar(node.value, flow=True)
+    return source
