@@ -65,7 +65,20 @@ DOCS = [
 RAW = {"0x10", "007", "12", "1e3"}
 """Ids that may be written plain although YAML 1.1 reads them as numbers: a golden set reads
 every id as its text; other YAML readers must read the same number after formatting."""
-QIDS = ["q1", "q2", "q10", "q007", "301", "0x10", "12", "no", "on", "login-after-reset", "文書", "a b"]
+QIDS = [
+    "q1",
+    "q2",
+    "q10",
+    "q007",
+    "301",
+    "0x10",
+    "12",
+    "no",
+    "on",
+    "login-after-reset",
+    "文書",
+    "a b",
+]
 TAGS = ["critical", "billing", "on", "x y"]
 
 
@@ -76,41 +89,35 @@ class Entry:
     value: list[str | Mapping]  # after the colon on its line, then lines indented from the key
     above: list[tuple[int, str]] = field(default_factory=list)  # (indent, comment) above it
     notes: list[str] = field(default_factory=list)  # comments under it, deeper than its key
-
-
-@dataclass
-class Doc:
-    head: list[str]  # lines before the first entry (a header, blank lines, `---`)
-    entries: list[Entry]
-    gaps: list[list[str]]  # lines before each place after the first (blank, set-apart comments)
-    tail: list[str]
-    newline: str
-    bom: bool
-    final_newline: bool
-    comments: list[str]  # every comment written, each once
-
-    def render(self, order: list[int] | None = None, inner: dict[str, list[int]] | None = None) -> str:
-        """The file with its entries in ``order`` (indexes into ``entries``) and each query's keys
-        in ``inner[qid]``'s order."""
-        order = order if order is not None else list(range(len(self.entries)))
-        lines = list(self.head)
-        for place, index in enumerate(order):
-            if place:
-                lines += self.gaps[place - 1]
-            lines += _entry_lines(self.entries[index], 0, inner or {})
-        lines += self.tail
-        text = self.newline.join(lines) + (self.newline if self.final_newline else "")
-        return ("\ufeff" if self.bom else "") + text
+    sep: list[str] = field(default_factory=list)  # blank lines (and comments set apart) above
+    # `above`, shown unless the entry is first (the first shows its mapping's head instead)
 
 
 @dataclass
 class Mapping:
-    """A block mapping's entries and the lines between its places (a query's keys, the
-    questions)."""
+    """A block mapping: what stays first (its head), its entries."""
 
     entries: list[Entry]
-    gaps: list[list[str]]  # before each place (the first's too)
+    head: list[str]
     column: int
+
+
+@dataclass
+class Doc:
+    root: Mapping  # its head: the file's header (and `---`)
+    tail: list[str]
+    newline: str
+    bom: bool
+    final_newline: bool
+    comments: list[str]  # every comment drawn, each once (those of a first entry's `sep` unseen)
+    uniform: bool  # every entry of a mapping has the same `sep` (blank lines only)
+
+    def render(self, inner: dict[str, list[int]] | None = None) -> str:
+        """The file with the entries of each mapping in ``inner[owner]``'s order (the root's
+        owner is ``""``, a question's keys' its id)."""
+        lines = _mapping_lines(self.root, inner or {}, "") + self.tail
+        text = self.newline.join(lines) + (self.newline if self.final_newline else "")
+        return ("\ufeff" if self.bom else "") + text
 
 
 def _entry_lines(entry: Entry, column: int, inner: dict[str, list[int]]) -> list[str]:
@@ -128,10 +135,12 @@ def _entry_lines(entry: Entry, column: int, inner: dict[str, list[int]]) -> list
 
 def _mapping_lines(mapping: Mapping, inner: dict[str, list[int]], owner: str) -> list[str]:
     order = inner.get(owner, list(range(len(mapping.entries))))
-    lines: list[str] = []
+    lines = list(mapping.head)
     for place, index in enumerate(order):
-        lines += [" " * min(len(g) - len(g.lstrip()), mapping.column) + g.lstrip() if g.strip() else "" for g in mapping.gaps[place]]
-        lines += _entry_lines(mapping.entries[index], mapping.column, inner)
+        entry = mapping.entries[index]
+        if place:
+            lines += [" " * mapping.column + g if g else "" for g in entry.sep]
+        lines += _entry_lines(entry, mapping.column, inner)
     return lines
 
 
@@ -143,6 +152,7 @@ class Drawer:
         self.draw = draw
         self.comments: list[str] = []
         self.final_newline = True
+        self.uniform = False  # every entry of a mapping gets the same blank lines above it
 
     def comment(self) -> str:
         text = f" c{len(self.comments)} {self.draw(st.sampled_from(COMMENTS))}"
@@ -153,13 +163,17 @@ class Drawer:
         return self.draw(st.floats(0, 1)) < p
 
     def above(self, column: int) -> list[tuple[int, str]]:
-        return [(self.draw(st.integers(0, column)), self.comment()) for _ in range(self.draw(st.integers(0, 2)))]
+        return [
+            (self.draw(st.integers(0, column)), self.comment())
+            for _ in range(self.draw(st.integers(0, 2)))
+        ]
 
     def trailing(self) -> str:
         return "  #" + self.comment() if self.maybe() else ""
 
     def gap(self) -> list[str]:
-        kind = self.draw(st.sampled_from(["none", "blank", "blanks", "section"]))
+        kinds = ["none", "blank", "blanks"] + ([] if self.uniform else ["section"])
+        kind = self.draw(st.sampled_from(kinds))
         if kind == "blank":
             return [""]
         if kind == "blanks":
@@ -167,6 +181,14 @@ class Drawer:
         if kind == "section":
             return ["", "#" + self.comment(), ""]
         return []
+
+    def separated(self, entries: list[Entry]) -> list[Entry]:
+        """``entries``, each with blank lines (and a comment set apart) above it: the same for
+        all when drawing uniform files."""
+        same = self.gap()
+        for entry in entries:
+            entry.sep = list(same) if self.uniform else self.gap()
+        return entries
 
     def scalar(self, value: str, flow: bool = False) -> str:
         style = self.draw(st.sampled_from(["auto", "double", "single", "raw"]))
@@ -187,7 +209,10 @@ def _double(value: str, escaped: bool = False) -> str:
     (``\\u00e9``, ``\\U0001f600``: YAML has no surrogate pairs)."""
     text = json.dumps(value, ensure_ascii=False)
     if escaped:
-        text = "".join(c if c.isascii() else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}" for c in text)
+        text = "".join(
+            c if c.isascii() else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
+            for c in text
+        )
     return text
 
 
@@ -206,10 +231,19 @@ def _relevant(d: Drawer) -> list[str]:
     if kind == "flow" and not graded:
         return [" [" + ", ".join(d.scalar(x, flow=True) for x in docs) + "]" + d.trailing()]
     if kind == "flow":
-        return [" {" + ", ".join(f"{d.scalar(x, flow=True)}: {g}" for x, g in zip(docs, grades, strict=True)) + "}" + d.trailing()]
+        return [
+            " {"
+            + ", ".join(f"{d.scalar(x, flow=True)}: {g}" for x, g in zip(docs, grades, strict=True))
+            + "}"
+            + d.trailing()
+        ]
     if kind == "flow-lines":  # a flow list over lines, a comment inside
         first, *rest = [d.scalar(x, flow=True) for x in docs]
-        return [f" [{first},  #{d.comment()}", *(f"    {x}," for x in rest[:-1]), f"    {rest[-1]}]"]
+        return [
+            f" [{first},  #{d.comment()}",
+            *(f"    {x}," for x in rest[:-1]),
+            f"    {rest[-1]}]",
+        ]
     out = [d.trailing()]
     for x, g in zip(docs, grades, strict=True):
         if d.maybe(0.15):
@@ -232,56 +266,72 @@ def _query(d: Drawer, qid: str) -> Entry:
         tags = ", ".join(d.scalar(t, flow=True) for t in _unique(d.draw, TAGS, 0, 2))
         inside = [f"question: {_double(d.draw(st.sampled_from(QUESTIONS)))}", f"tags: [{tags}]"]
         if d.maybe(0.5):
-            inside.append("relevant: [" + ", ".join(d.scalar(x, flow=True) for x in _unique(d.draw, DOCS, 0, 3)) + "]")
+            inside.append(
+                "relevant: ["
+                + ", ".join(d.scalar(x, flow=True) for x in _unique(d.draw, DOCS, 0, 3))
+                + "]"
+            )
         order = d.draw(st.permutations(inside))
         return Entry(qid, d.scalar(qid), [" {" + ", ".join(order) + "}" + d.trailing()], d.above(2))
     makers = {
         "question": lambda: _question(d),
         "relevant": lambda: _relevant(d),
         "unanswerable": lambda: [" " + d.draw(st.sampled_from(["true", "false"])) + d.trailing()],
-        "tags": lambda: [" [" + ", ".join(d.scalar(t, flow=True) for t in _unique(d.draw, TAGS, 0, 2)) + "]"],
+        "tags": lambda: [
+            " [" + ", ".join(d.scalar(t, flow=True) for t in _unique(d.draw, TAGS, 0, 2)) + "]"
+        ],
         "notes": lambda: [" " + d.scalar("for the maintainers: check") + d.trailing()],
         "owner": lambda: [" support-ml"],  # an unknown key: QR003, kept after the known ones
     }
     fields = []
     for name in _unique(d.draw, list(makers), 1, len(makers)):
         key = name if not d.maybe(0.1) else json.dumps(name)
-        fields.append(Entry(name, key, makers[name](), d.above(4), d.notes() if d.maybe(0.2) else []))
-    gaps: list[list[str]] = [[] if not d.maybe(0.1) else ["    #" + d.comment(), ""] for _ in fields]
-    return Entry(qid, d.scalar(qid), [d.trailing(), Mapping(fields, gaps, 4)], d.above(2))
+        fields.append(
+            Entry(name, key, makers[name](), d.above(4), d.notes() if d.maybe(0.2) else [])
+        )
+    head = [] if not d.maybe(0.1) else ["    #" + d.comment(), ""]
+    mapping = Mapping(d.separated(fields), head, 4)
+    return Entry(qid, d.scalar(qid), [d.trailing(), mapping], d.above(2))
 
 
 @st.composite
 def golden_sets(draw: st.DrawFn) -> Doc:
     d = Drawer(draw)
     d.final_newline = d.maybe(0.8)
+    d.uniform = d.maybe(0.3)
     qids = _unique(draw, QIDS, 1, 6)
-    queries = [_query(d, q) for q in qids]
-    qgaps = [[] if not d.maybe(0.2) else [""]] + [d.gap() for _ in queries[1:]]
+    queries = d.separated([_query(d, q) for q in qids])
+    qhead = [] if not d.maybe(0.2) else [""]
     top_makers = {
         "description": lambda: [" " + d.scalar("Support questions: from tickets") + d.trailing()],
         "corpus": lambda: [" corpus/" + d.trailing()],
         "k": lambda: [" 5" + d.trailing()],
         "relevance_level": lambda: [" 1"],
         "judgments": lambda: [" exhaustive" + d.trailing()],
-        "runs": lambda: [" [runs/*.run.yaml]"] if d.maybe(0.5) else ["", "  - runs/*.run.yaml" + d.trailing()],
+        "runs": lambda: (
+            [" [runs/*.run.yaml]"] if d.maybe(0.5) else ["", "  - runs/*.run.yaml" + d.trailing()]
+        ),
         "compare_to": lambda: [" bm25"],
         "chunks": lambda: [' {separator: "#"}' + d.trailing()],
         "fusions": lambda: ["", "  - {name: rrf, method: rrf, runs: [bm25, dense]}" + d.trailing()],
         "x-extra": lambda: [" 1"],  # an unknown key: QR003, kept after the known ones
     }
     names = _unique(draw, list(top_makers), 0, len(top_makers))
-    entries = [Entry(n, n, top_makers[n](), d.above(0), [d.comment()] if d.maybe(0.1) else []) for n in names]
-    queries_entry = Entry("queries", "queries", [d.trailing(), Mapping(queries, qgaps, 2)], d.above(0))
+    entries = [
+        Entry(n, n, top_makers[n](), d.above(0), [d.comment()] if d.maybe(0.1) else [])
+        for n in names
+    ]
+    queries_entry = Entry(
+        "queries", "queries", [d.trailing(), Mapping(queries, qhead, 2)], d.above(0)
+    )
     place = draw(st.integers(0, len(entries)))
     entries.insert(place, queries_entry)
     head = ["#" + d.comment(), ""] if d.maybe(0.3) else []
     if d.maybe(0.1):
         head.append("---")
     return Doc(
-        head=head,
-        entries=entries,
-        gaps=[d.gap() for _ in entries[1:]],
+        root=Mapping(d.separated(entries), head, 0),
+        uniform=d.uniform,
         tail=["", "#" + d.comment()] if d.maybe(0.2) else [],
         newline=draw(st.sampled_from(["\n", "\r\n"])),
         bom=d.maybe(0.1),
@@ -297,17 +347,22 @@ def _ranking(d: Drawer) -> list[str]:
         return [" [" + ", ".join(d.scalar(x, flow=True) for x in docs) + "]" + d.trailing()]
     if kind == "block":
         return [d.trailing(), *(f"  - {d.scalar(x)}" + d.trailing() for x in docs)]
-    scores = d.draw(st.lists(st.floats(-10, 10, allow_nan=False), min_size=len(docs), max_size=len(docs)))
-    return [d.trailing(), *(f"  {d.scalar(x)}: {yaml_float(s)}" for x, s in zip(docs, scores, strict=True))]
+    scores = d.draw(
+        st.lists(st.floats(-10, 10, allow_nan=False), min_size=len(docs), max_size=len(docs))
+    )
+    return [
+        d.trailing(),
+        *(f"  {d.scalar(x)}: {yaml_float(s)}" for x, s in zip(docs, scores, strict=True)),
+    ]
 
 
 @st.composite
 def run_files(draw: st.DrawFn) -> Doc:
     d = Drawer(draw)
     d.final_newline = d.maybe(0.8)
+    d.uniform = d.maybe(0.3)
     qids = _unique(draw, QIDS, 0, 6)
-    rankings = [Entry(q, d.scalar(q), _ranking(d), d.above(2)) for q in qids]
-    gaps = [[]] + [d.gap() for _ in rankings[1:]]
+    rankings = d.separated([Entry(q, d.scalar(q), _ranking(d), d.above(2)) for q in qids])
     top = {
         "qrels": lambda: [" ../support.qrels.yaml" + d.trailing()],
         "name": lambda: [" " + d.scalar("dense ✨") + d.trailing()],
@@ -316,12 +371,13 @@ def run_files(draw: st.DrawFn) -> Doc:
     }
     names = _unique(draw, list(top), 0, len(top))
     entries = [Entry(n, n, top[n](), d.above(0)) for n in names]
-    value: list[str] = [d.trailing(), Mapping(rankings, gaps, 2)] if rankings else [" {}"]  # type: ignore[list-item]
-    entries.insert(draw(st.integers(0, len(entries))), Entry("results", "results", value, d.above(0)))
+    value: list[str | Mapping] = [d.trailing(), Mapping(rankings, [], 2)] if rankings else [" {}"]
+    entries.insert(
+        draw(st.integers(0, len(entries))), Entry("results", "results", value, d.above(0))
+    )
     return Doc(
-        head=["#" + d.comment(), ""] if d.maybe(0.3) else [],
-        entries=entries,
-        gaps=[d.gap() for _ in entries[1:]],
+        root=Mapping(d.separated(entries), ["#" + d.comment(), ""] if d.maybe(0.3) else [], 0),
+        uniform=d.uniform,
         tail=[],
         newline=draw(st.sampled_from(["\n", "\r\n"])),
         bom=d.maybe(0.1),
@@ -332,26 +388,30 @@ def run_files(draw: st.DrawFn) -> Doc:
 
 def shuffled(doc: Doc, seed: int, queries_too: bool) -> str:
     """``doc`` with its top-level keys, each question's keys (and, ``queries_too``, the questions)
-    in another order: the same file to the formatter."""
+    in another order: the same file to the formatter. Each mapping's first entry stays first
+    (it shows its mapping's head, not the blank lines of its own), unless every entry of the
+    mapping has the same."""
     rng = random.Random(seed)
-    order = list(range(len(doc.entries)))
-    rng.shuffle(order)
     inner: dict[str, list[int]] = {}
-    for entry in doc.entries:
-        for part in entry.value[1:]:
-            if isinstance(part, Mapping):
-                _shuffle_mapping(part, entry.name, rng, inner, queries_too)
-    return doc.render(order, inner)
+    _shuffle_mapping(doc.root, "", rng, inner, queries_too, doc.uniform)
+    return doc.render(inner)
 
 
 def _shuffle_mapping(
-    mapping: Mapping, owner: str, rng: random.Random, inner: dict[str, list[int]], top: bool
+    mapping: Mapping,
+    owner: str,
+    rng: random.Random,
+    inner: dict[str, list[int]],
+    top: bool,
+    uniform: bool,
 ) -> None:
     order = list(range(len(mapping.entries)))
     if owner not in ("queries", "results") or top:
-        rng.shuffle(order)
+        rest = order if uniform else order[1:]
+        rng.shuffle(rest)
+        order = rest if uniform else order[:1] + rest
     inner[owner] = order
     for entry in mapping.entries:
         for part in entry.value[1:]:
             if isinstance(part, Mapping):
-                _shuffle_mapping(part, entry.name, rng, inner, top)
+                _shuffle_mapping(part, entry.name, rng, inner, top, uniform)

@@ -49,7 +49,9 @@ k: 5
 # the corpus: the help center export
 corpus: corpus/
 """
-    assert fmt(text) == """\
+    assert (
+        fmt(text)
+        == """\
 # The support golden set.
 
 # the corpus: the help center export
@@ -64,12 +66,20 @@ queries:
     relevant: [kb/a.md]   # the reset article
     owner: support        # an unknown key: after the known ones
 """
+    )
 
 
-def test_a_comment_set_apart_by_a_blank_line_stays_where_it_is() -> None:
-    text = "k: 5\n\n# about the questions below\n\nqueries:\n  q1:\n    question: x\ncorpus: c/\n"
+def test_blank_lines_and_comments_above_a_key_move_with_it_but_the_head_stays() -> None:
+    """`corpus:` added at the bottom goes to the top with nothing above it; the key that was
+    first takes what `corpus:` had above it (nothing here): the comment set apart above
+    `queries:` stays above it, and the file's header stays first."""
+    text = (
+        "# header\n\nk: 5\n\n# about the questions below\n\nqueries:\n  q1:\n    question: x\n"
+        "corpus: c/\n"
+    )
     assert fmt(text) == (
-        "corpus: c/\n\n# about the questions below\n\nk: 5\nqueries:\n  q1:\n    question: x\n"
+        "# header\n\ncorpus: c/\nk: 5\n\n# about the questions below\n\nqueries:\n  q1:\n"
+        "    question: x\n"
     )
 
 
@@ -90,9 +100,18 @@ def test_sorted_questions_take_their_comments_along_and_leave_the_blank_lines() 
 
 
 def test_sorting_reads_numbers_in_ids_by_value() -> None:
-    text = "queries:\n" + "".join(f"  {q}: {{question: x}}\n" for q in ["q10", "q2", "b", "007", "7", "q1"])
+    text = "queries:\n" + "".join(
+        f"  {q}: {{question: x}}\n" for q in ["q10", "q2", "b", "007", "7", "q1"]
+    )
     out = fmt(text, SORTED)
-    assert [line.split(":")[0].strip() for line in out.splitlines()[1:]] == ["007", "7", "b", "q1", "q2", "q10"]
+    assert [line.split(":")[0].strip() for line in out.splitlines()[1:]] == [
+        "007",
+        "7",
+        "b",
+        "q1",
+        "q2",
+        "q10",
+    ]
 
 
 def test_run_yaml_keys_and_queries() -> None:
@@ -118,11 +137,19 @@ queries:
 @pytest.mark.parametrize(
     ("style", "binary", "graded"),
     [
-        ("keep", ' [kb/a.md, "no", 0x10, \'a, b\']', "\n      kb/a.md: 2\n      kb/b.md: 1"),
-        ("list", ' [kb/a.md, "no", 0x10, \'a, b\']', "\n      kb/a.md: 2\n      kb/b.md: 1"),
-        ("flow", ' [kb/a.md, "no", 0x10, \'a, b\']', " {kb/a.md: 2, kb/b.md: 1}"),
-        ("block", '\n      - kb/a.md\n      - "no"\n      - 0x10\n      - \'a, b\'', "\n      kb/a.md: 2\n      kb/b.md: 1"),
-        ("mapping", '\n      kb/a.md: 1\n      "no": 1\n      0x10: 1\n      \'a, b\': 1', "\n      kb/a.md: 2\n      kb/b.md: 1"),
+        ("keep", " [kb/a.md, \"no\", 0x10, 'a, b']", "\n      kb/a.md: 2\n      kb/b.md: 1"),
+        ("list", " [kb/a.md, \"no\", 0x10, 'a, b']", "\n      kb/a.md: 2\n      kb/b.md: 1"),
+        ("flow", " [kb/a.md, \"no\", 0x10, 'a, b']", " {kb/a.md: 2, kb/b.md: 1}"),
+        (
+            "block",
+            "\n      - kb/a.md\n      - \"no\"\n      - 0x10\n      - 'a, b'",
+            "\n      kb/a.md: 2\n      kb/b.md: 1",
+        ),
+        (
+            "mapping",
+            "\n      kb/a.md: 1\n      \"no\": 1\n      0x10: 1\n      'a, b': 1",
+            "\n      kb/a.md: 2\n      kb/b.md: 1",
+        ),
     ],
 )
 def test_relevant_styles(style: str, binary: str, graded: str) -> None:
@@ -157,8 +184,14 @@ def test_relevant_that_would_lose_a_comment_or_change_is_kept(relevant: str) -> 
 
 def test_a_flow_question_gets_only_flow_styles() -> None:
     text = "queries:\n  q: {relevant: {a: 1, b: 1}, question: x}\n"
-    assert fmt(text, FormatSettings(relevant="block")) == "queries:\n  q: {question: x, relevant: {a: 1, b: 1}}\n"
-    assert fmt(text, FormatSettings(relevant="flow")) == "queries:\n  q: {question: x, relevant: [a, b]}\n"
+    assert (
+        fmt(text, FormatSettings(relevant="block"))
+        == "queries:\n  q: {question: x, relevant: {a: 1, b: 1}}\n"
+    )
+    assert (
+        fmt(text, FormatSettings(relevant="flow"))
+        == "queries:\n  q: {question: x, relevant: [a, b]}\n"
+    )
 
 
 def test_line_breaks_a_byte_order_mark_and_a_missing_last_line_break() -> None:
@@ -191,12 +224,17 @@ def test_what_is_not_formatted_says_why_and_where(text: str, problem: str) -> No
 def test_edits_touch_only_what_changed() -> None:
     """Moving one key to the top of a golden set of 5,000 questions is a deletion and an
     insertion, not a new copy of the file; a question's keys are an edit of that question."""
-    body = "".join(f"  q{i}:\n    question: question {i}\n    relevant: [kb/{i}.md]\n" for i in range(5000))
+    body = "".join(
+        f"  q{i}:\n    question: question {i}\n    relevant: [kb/{i}.md]\n" for i in range(5000)
+    )
     text = "queries:\n" + body + "k: 5\n"
     done = GOLDEN.reformat(text, KEEP, None)
     assert done.text == "k: 5\nqueries:\n" + body
     assert sum(len(e.new_text) + e.span.end - e.span.start for e in done.edits) <= 2 * len("k: 5\n")
-    swapped = done.text.replace("  q2500:\n    question: question 2500\n    relevant: [kb/2500.md]\n", "  q2500:\n    relevant: [kb/2500.md]\n    question: question 2500\n")
+    swapped = done.text.replace(
+        "  q2500:\n    question: question 2500\n    relevant: [kb/2500.md]\n",
+        "  q2500:\n    relevant: [kb/2500.md]\n    question: question 2500\n",
+    )
     done = GOLDEN.reformat(swapped, KEEP, None)
     q = swapped.index("  q2500:")
     inside = [e for e in done.edits if q < e.span.start < q + 80]
@@ -208,7 +246,10 @@ def test_range_formatting_touches_only_the_questions_in_the_range() -> None:
     text = "queries:\n  q2:\n    relevant: [a]\n    question: b\n  q1:\n    relevant: [a]\n    question: a\nk: 1\n"
     at = text.index("q1:")
     done = GOLDEN.reformat(text, SORTED, Span(at, at + 2))
-    assert done.text == "queries:\n  q2:\n    relevant: [a]\n    question: b\n  q1:\n    question: a\n    relevant: [a]\nk: 1\n"
+    assert (
+        done.text
+        == "queries:\n  q2:\n    relevant: [a]\n    question: b\n  q1:\n    question: a\n    relevant: [a]\nk: 1\n"
+    )
 
 
 def test_the_embedded_example_is_formatted_already() -> None:
@@ -249,15 +290,24 @@ def test_converted_golden_sets_score_the_same_in_every_style(
         assert isinstance(after, Qrels)
         assert golden_view(after, False) == golden_view(before, False)
         got = evaluate(after.grades(), run, METRICS, unanswerable=after.unanswerable())
-        assert (got.per_query, got.mean, got.n_queries) == (expected.per_query, expected.mean, expected.n_queries)
+        assert (got.per_query, got.mean, got.n_queries) == (
+            expected.per_query,
+            expected.mean,
+            expected.n_queries,
+        )
 
 
 def test_the_format_setting(tmp_path: Path) -> None:
-    config = parse_config_text('[format]\nsort_queries = true\nrelevant = "flow"\n', tmp_path / "qrels-lsp.toml")
+    config = parse_config_text(
+        '[format]\nsort_queries = true\nrelevant = "flow"\n', tmp_path / "qrels-lsp.toml"
+    )
     assert config.format == FormatSettings(True, "flow") and not config.findings
     editor = config_from_mapping({"format": {"relevant": "block"}}, config)
     assert editor.format == FormatSettings(True, "block")  # the editor's key over the file's
-    bad = parse_config_text('format = {sort_queries = "yes", relevant = "tabs", indent = 2}\n', tmp_path / "qrels-lsp.toml")
+    bad = parse_config_text(
+        'format = {sort_queries = "yes", relevant = "tabs", indent = 2}\n',
+        tmp_path / "qrels-lsp.toml",
+    )
     assert bad.format == FormatSettings()
     messages = " ".join(f.message for f in bad.findings)
     assert {f.code for f in bad.findings} == {"QR401"}

@@ -53,8 +53,8 @@ def formatted(fmt: Any, text: str, style: FormatSettings) -> str:
 
 
 def comments_kept(doc: Doc, before: str, after: str) -> None:
-    for comment in doc.comments:
-        assert after.count("#" + comment) == before.count("#" + comment) == 1, comment
+    for comment in doc.comments:  # (one in the blank lines of a first entry is not shown)
+        assert after.count("#" + comment) == before.count("#" + comment) <= 1, comment
     blank = lambda t: sum(1 for line in t.splitlines() if not line.strip(" \t\ufeff"))  # noqa: E731
     assert blank(after) == blank(before)
 
@@ -145,7 +145,9 @@ def _natural(qid: str) -> tuple[object, ...]:
     import re
 
     parts = re.split(r"([0-9]+)", qid)
-    return tuple((len(p.lstrip("0")), p.lstrip("0")) if i % 2 else p for i, p in enumerate(parts)), qid
+    return tuple(
+        (len(p.lstrip("0")), p.lstrip("0")) if i % 2 else p for i, p in enumerate(parts)
+    ), qid
 
 
 @settings(max_examples=examples(200), deadline=None, suppress_health_check=SLOW_DRAW)
@@ -179,7 +181,9 @@ def test_runs_keep_what_they_say(doc: Doc, sort: bool, seed: int) -> None:
     assert other == after
 
 
-ALPHABET = st.sampled_from([*" \t\r\n:-?[]{},#&*!|>'\"%@`~.0123456789abqkz", "😀", "\u2028", "\ufeff"])
+ALPHABET = st.sampled_from(
+    [*" \t\r\n:-?[]{},#&*!|>'\"%@`~.0123456789abqkz", "😀", "\u2028", "\ufeff"]
+)
 
 
 @settings(max_examples=examples(500), deadline=None)
@@ -207,13 +211,14 @@ def test_range_formatting_changes_only_the_questions_it_touches(
     old, new = GOLDEN.parse(text), GOLDEN.parse(done.text)
     assert isinstance(old, Qrels) and isinstance(new, Qrels)
     assert golden_view(new, True) == golden_view(old, True)
-    touched = {
-        q.qid for q in old.queries.values() if q.span.start <= end and q.block.end >= start
-    }
+    touched = {q.qid for q in old.queries.values() if q.span.start <= end and q.block.end >= start}
     for qid, query in old.queries.items():  # every other question is as it was, to the byte
         if qid not in touched:
             moved = new.queries[qid]
-            assert done.text[moved.block.start : moved.block.end] == text[query.block.start : query.block.end]
+            assert (
+                done.text[moved.block.start : moved.block.end]
+                == text[query.block.start : query.block.end]
+            )
 
 
 @pytest.mark.parametrize("style", sorted(RELEVANT_STYLES))

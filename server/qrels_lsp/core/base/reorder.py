@@ -67,17 +67,26 @@ def _alike(a: str, b: str, part: Callable[[str, int], str]) -> int:
 
 
 def reordered(
-    text: str, region: Span, units: Sequence[Unit], order: Sequence[int]
+    text: str,
+    region: Span,
+    units: Sequence[Unit],
+    order: Sequence[int],
+    *,
+    attached: bool = False,
 ) -> list[TextEdit]:
     """The edits that rewrite ``region`` with its ``units`` in ``order`` (the index of the unit
-    at each place) and each unit's own edits made; what lies between units stays at its place
-    (the n-th gap stays the n-th), as does what comes after the last.
+    at each place) and each unit's own edits made. What lies between two units stays at its
+    place (the n-th gap stays the n-th); or, ``attached``, moves with the unit under it, but for
+    the first gap, which stays first: the unit that takes the first place gives its gap to the
+    unit that was first. What comes after the last unit stays last.
 
     ``units`` lie in ``region`` in text order."""
     kept = _kept(order, [u.span.end - u.span.start for u in units])
     gaps = [Span(region.start, units[0].span.start)] + [
         Span(a.span.end, b.span.start) for a, b in itertools.pairwise(units)
     ]
+    if attached:  # the gap above each place: the unit's own, the first's stays, swapped
+        gaps = [gaps[0]] + [gaps[order[0] if i == 0 else i] for i in order[1:]]
     edits: list[TextEdit] = []
     old_from, new_parts = region.start, []
     for place, index in enumerate(order):

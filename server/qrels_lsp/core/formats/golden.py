@@ -21,6 +21,7 @@ from .yaml.scalar import rewrite_scalar
 from .yaml.shape import ShapeReader, doc_id, read_entries, read_top
 from .yaml.tree import (
     YAlias,
+    YamlDoc,
     YamlLimits,
     YMap,
     YNode,
@@ -67,9 +68,10 @@ LIMITS = YamlLimits(max_nodes=1_500_000, max_items=MAX_QUESTIONS)
 costs a parse, checks and a score per run on every keystroke."""
 
 
-def parse_golden(text: str) -> Qrels:
-    """Parse a golden set; docs/formats.md describes the format."""
-    p, top = read_top(text, GOLDEN_KEYS, "a golden set", LIMITS)
+def parse_golden(text: str, doc: YamlDoc | None = None) -> Qrels:
+    """Parse a golden set; docs/formats.md describes the format. ``doc``: its YAML tree, when
+    the caller parsed it already (:func:`read_golden`)."""
+    p, top = read_top(text, GOLDEN_KEYS, "a golden set", LIMITS, doc)
     qrels = Qrels(format="golden", findings=p.findings)
     if top is None:
         return qrels
@@ -116,6 +118,13 @@ def parse_golden(text: str) -> Qrels:
     else:
         p.add("QR004", Span(0, 0), "A golden set needs a `queries:` mapping.")
     return qrels
+
+
+def read_golden(text: str) -> tuple[Qrels, YamlDoc]:
+    """A golden set and its YAML tree, parsed once: what the formatter moves, and what it
+    means."""
+    doc = parse_yaml(text, LIMITS)
+    return parse_golden(text, doc), doc
 
 
 def _judgments(p: ShapeReader, node: YNode) -> Ref | None:
@@ -292,6 +301,6 @@ FORMAT = Format(
     id_text=rewrite_scalar,
     add_judgment=add_judgment,
     reformat=Schema(
-        parse_golden, tuple(GOLDEN_KEYS), "queries", tuple(QUERY_KEYS), "relevant"
+        read_golden, read_golden, tuple(GOLDEN_KEYS), "queries", tuple(QUERY_KEYS), "relevant"
     ).reformat,
 )

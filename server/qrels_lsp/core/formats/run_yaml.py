@@ -24,7 +24,7 @@ from .keys import RUN_KEYS
 from .yaml.context import keys_under
 from .yaml.scalar import rewrite_scalar, yaml_float, yaml_scalar
 from .yaml.shape import ShapeReader, doc_id, duplicate_query, read_entries, read_top
-from .yaml.tree import YAlias, YMap, YNode, YScalar, YSeq, describe
+from .yaml.tree import YAlias, YMap, YNode, YScalar, YSeq, describe, parse_yaml
 from .yaml_format import Schema
 
 
@@ -263,5 +263,10 @@ FORMAT = Format(
     read_rankings=read_run_yaml_ids,
     clean=run_yaml_lines.clean,
     named=name_written,
-    reformat=Schema(parse_run_yaml, tuple(RUN_KEYS), "results").reformat,
+    reformat=Schema(
+        lambda text: (parse_run_yaml(text), parse_yaml(text)),
+        lambda text: (parse_run_yaml(text), None),
+        tuple(RUN_KEYS),
+        "results",
+    ).reformat,
 )

@@ -26,8 +26,8 @@ from ..base.text import LineIndex, Span
 from ..model import Qrels, Run
 from .relevant_style import Place, restyled
 from .style import FormatSettings
-from .yaml.blocks import first_line, layout
-from .yaml.tree import YMap, YNode, YScalar, key_text, parse_yaml
+from .yaml.blocks import Layout, first_line, layout
+from .yaml.tree import YamlDoc, YMap, YNode, YScalar, key_text
 from .yaml_meaning import same_meaning
 
 BLOCKING = frozenset({"QR001", "QR002", "QR004", "QR005", "QR006"})
@@ -42,7 +42,9 @@ _DIGITS = re.compile(r"([0-9]+)")
 class Schema:
     """What a YAML format's formatter reorders, and its parser (to check what it made)."""
 
-    parse: Callable[[str], Qrels | Run]
+    read: Callable[[str], tuple[Qrels | Run, YamlDoc]]  # the model and the tree, parsed once
+    check: Callable[[str], tuple[Qrels | Run, YamlDoc | None]]  # of a formatted text: its model,
+    # and its tree when its values are compared too (a golden set's: see yaml_meaning.py)
     top: tuple[str, ...]  # the top-level keys, in order
     entries: str  # the key of the questions (queries) mapping
     keys: tuple[str, ...] = ()  # each entry's keys, in order (none: its value is kept as is)
@@ -83,11 +85,10 @@ def reformat(
             problem="it holds a Unicode line separator (U+0085, U+2028 or U+2029), which YAML reads as a line break",
             at=at,
         )
-    model = schema.parse(text)
+    model, doc = schema.read(text)
     blocking = next((f for f in model.findings if f.code in BLOCKING), None)
     if blocking is not None:
         return Reformatted(text, problem=f"{blocking.code} {blocking.message}", at=blocking.span)
-    doc = parse_yaml(text)
     if not isinstance(doc.root, YMap):
         return Reformatted(text)
     work = text if not text or text.endswith(("\n", "\r")) else text + newline_of(text)
@@ -96,8 +97,9 @@ def reformat(
     if new == text:
         return Reformatted(text)
     sorted_ = settings.sort_queries and within is None
+    new_model, new_doc = schema.check(new)
     if not same_meaning(
-        text, new, model, schema.parse(new), schema.entries, schema.restyle, sorted_
+        (model, doc), (new_model, new_doc), schema.entries, schema.restyle, sorted_
     ):
         return Reformatted(
             text,
@@ -142,12 +144,7 @@ def _document(
     if laid is None or within is not None:
         return list(chain.from_iterable(inner))
     order = _canonical([e.key.value for e in laid.entries], schema.top)
-    return reordered(
-        text,
-        laid.region,
-        [Unit(e.span, i) for e, i in zip(laid.entries, inner, strict=True)],
-        order,
-    )
+    return _moved(text, laid, inner, order)
 
 
 def _entries(
@@ -171,12 +168,7 @@ def _entries(
         return list(chain.from_iterable(inner))
     ids = [e.key.value for e in laid.entries]
     order = sorted(range(len(ids)), key=lambda i: _natural(ids[i]))
-    return reordered(
-        text,
-        laid.region,
-        [Unit(e.span, i) for e, i in zip(laid.entries, inner, strict=True)],
-        order,
-    )
+    return _moved(text, laid, inner, order)
 
 
 def _entry(
@@ -202,12 +194,15 @@ def _entry(
     if laid is None:
         return list(chain.from_iterable(inner))
     order = _canonical([e.key.value for e in laid.entries], schema.keys)
-    return reordered(
-        text,
-        laid.region,
-        [Unit(e.span, i) for e, i in zip(laid.entries, inner, strict=True)],
-        order,
-    )
+    return _moved(text, laid, inner, order)
+
+
+def _moved(
+    text: str, laid: Layout, inner: list[list[TextEdit]], order: list[int]
+) -> list[TextEdit]:
+    """The edits putting ``laid``'s entries in ``order``, each with the edits inside it."""
+    units = [Unit(e.span, edits) for e, edits in zip(laid.entries, inner, strict=True)]
+    return reordered(text, laid.region, units, order, attached=laid.attached)
 
 
 def _canonical(names: Sequence[str], known: Sequence[str]) -> list[int]:

@@ -1,9 +1,12 @@
 """What a golden set or run YAML says, for the formatter to check that its text says the same.
 
 Two views, each blind only to what the formatter may change: the parsed model (queries in
-their order unless they were sorted, judgments and rankings in order, the findings' codes), and
-every value of the YAML tree (so notes, descriptions, fusions and unknown keys too), with each
-mapping's keys in any order and a ``relevant:`` list read as the mapping it means (grade 1).
+their order unless they were sorted, judgments and rankings in order, the findings' codes), and,
+for a golden set, every value of the YAML tree (so notes, descriptions, fusions and unknown keys
+too), with each mapping's keys in any order and a ``relevant:`` list read as the mapping it
+means (grade 1). A run is compared by its model alone (its rankings, name and golden set): its
+tree costs ten times its model to read, and the formatter never rewrites a value of it, only
+moves its entries (its description and unknown keys with them).
 """
 
 from __future__ import annotations
@@ -12,23 +15,24 @@ import json
 from typing import Any
 
 from ..model import Qrels, Run
-from .yaml.tree import YMap, YNode, YScalar, YSeq, key_text, parse_yaml
+from .yaml.tree import YamlDoc, YMap, YNode, YScalar, YSeq, key_text
 
 
 def same_meaning(
-    old: str,
-    new: str,
-    old_model: Qrels | Run,
-    new_model: Qrels | Run,
+    old: tuple[Qrels | Run, YamlDoc],
+    new: tuple[Qrels | Run, YamlDoc | None],
     entries: str,
     restyle: str | None,
     sorted_: bool,
 ) -> bool:
-    """Whether ``new`` says what ``old`` says (``sorted_``: its queries may be in another order;
-    ``restyle``: the key of an entry whose value may be a list or a mapping, `relevant`)."""
-    if model_view(old_model, sorted_) != model_view(new_model, sorted_):
+    """Whether ``new`` (a model, and a tree unless only the model is compared) says what
+    ``old`` says: ``sorted_``, its queries may be in another order; ``restyle``, the key of an
+    entry whose value may be a list or a mapping (`relevant`)."""
+    if model_view(old[0], sorted_) != model_view(new[0], sorted_):
         return False
-    old_tree, new_tree = parse_yaml(old), parse_yaml(new)
+    old_tree, new_tree = old[1], new[1]
+    if new_tree is None:
+        return True
     if old_tree.complete != new_tree.complete or len(old_tree.findings) != len(new_tree.findings):
         return False
     before: object = _values(old_tree.root, (), entries, restyle)

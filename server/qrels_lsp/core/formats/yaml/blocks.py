@@ -1,12 +1,15 @@
 """The entries of a YAML mapping as stretches of text that can be moved: what the formatter
 reorders (``yaml_format.py``).
 
-An entry of a block mapping moves with the comment lines directly above its key, its own lines
-(a comment after its value too) and the comment lines under it indented deeper than its key
-(notes on its last value). A blank line stays where it is, and so does a comment with a blank
-line under it: a file's header, a section's title set apart. So reordering moves every comment
-with what it is about and keeps the file's rhythm of blank lines, and two files that differ
-only in the order of their entries become one.
+An entry of a block mapping moves with everything above it since the entry before: the comment
+lines directly above its key, and the blank lines and comments set apart above those; with its
+own lines (a comment after its value too) and the comment lines under it indented deeper than
+its key (notes on its last value, which are not about the entry below). What comes before a
+mapping's first entry stays first (a file's header, the line after ``queries:``): the entry
+that moves there takes its place under it, and gives the blank lines it brought to the entry
+that was first. So a key moved to its place keeps the blank line above it, sorted questions
+keep their section comments, and two files that differ only in the order of their entries
+become one.
 
 A mapping laid out otherwise (a key that does not start its line, ``? `` keys, something other
 than a comment between two entries) gives None: it is left in its order.
@@ -24,13 +27,14 @@ from .tree import YMap, YNode, YScalar
 class Entry:
     key: YScalar
     value: YNode
-    span: Span  # the text that moves with it
+    span: Span  # its lines: the comments directly above it to its notes under it
 
 
 @dataclass(frozen=True, slots=True)
 class Layout:
     region: Span  # from the first entry's separator to the end of the last entry
     entries: tuple[Entry, ...]
+    attached: bool  # what lies between entries moves with the entry under it (block); or stays
 
 
 def _indent(line: str) -> int:
@@ -106,7 +110,8 @@ def _entries(
         assert isinstance(key, YScalar)
         entries.append(Entry(key, value, Span(lines.line_start(above), _after_line(lines, end))))
         after = end + 1
-    return Layout(Span(lines.line_start(start_line), entries[-1].span.end), tuple(entries))
+    region = Span(lines.line_start(start_line), entries[-1].span.end)
+    return Layout(region, tuple(entries), attached=True)
 
 
 def _nexts(lines: LineIndex, bodies: list[tuple[int, int]]) -> list[tuple[tuple[int, int], int]]:
@@ -149,4 +154,4 @@ def _flow_layout(text: str, node: YMap) -> Layout | None:
         previous = value.span.end
     if text[previous : end - 1].strip(" \t\r\n") not in ("", ","):
         return None
-    return Layout(Span(start + 1, end - 1), tuple(entries))
+    return Layout(Span(start + 1, end - 1), tuple(entries), attached=False)
