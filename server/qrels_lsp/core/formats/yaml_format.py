@@ -119,8 +119,10 @@ def _on_original(text: str, work: str, edits: list[TextEdit]) -> list[TextEdit]:
     end = len(text)
     if work == text:
         return edits
-    before = [e for e in edits if e.span.end < end or e.span.start == e.span.end == end]
-    after = [e for e in edits if e not in before]
+    before: list[TextEdit] = []
+    after: list[TextEdit] = []
+    for e in edits:
+        (before if e.span.end < end or e.span.start == e.span.end == end else after).append(e)
     start = min([end, *(e.span.start for e in after)])
     tail = applied(work, after, Span(start, len(work)))
     return [*before, *trimmed(text, Span(start, end), tail)]
