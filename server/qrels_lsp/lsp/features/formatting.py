@@ -28,7 +28,8 @@ def register(server: LanguageServer, state: State) -> None:
         text = opened[0]
         pos = session.positions(uri, text)
         span = pos.span(within) if within is not None else None
-        done = await session.run(lambda: reformatted(path, text, session.config, span))
+        config = session.config  # read on the loop, which owns the session
+        done = await session.run(lambda: reformatted(path, text, config, span))
         if done is None or done.problem is not None:
             return None
         return [types.TextEdit(range=pos.range(e.span), new_text=e.new_text) for e in done.edits]
