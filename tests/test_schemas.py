@@ -214,7 +214,7 @@ def test_run_schema_requires_results(run_schema: dict[str, Any]) -> None:
 def test_query_keys_of_the_schema_are_the_formats() -> None:
     """Every key a golden set's question may have is in the schema, and no other: the YAML
     extension validates with it."""
-    from qrels_lsp.core.formats.golden import QUERY_KEYS
+    from qrels_lsp.core.formats.keys import QUERY_KEYS
 
     schema = load_schema("golden-set.schema.json")
     assert set(schema["definitions"]["query"]["properties"]) == set(QUERY_KEYS)

@@ -10,7 +10,7 @@ import yaml
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from qrels_lsp.core.formats.corpus import load_corpus
-from qrels_lsp.core.formats.golden import GOLDEN_KEYS, QUERY_KEYS
+from qrels_lsp.core.formats.keys import GOLDEN_KEYS, QUERY_KEYS
 from qrels_lsp.core.search.tokens import tokenize
 from qrels_lsp.ide.completion import NOT_READY
 from rank_bm25 import BM25Okapi

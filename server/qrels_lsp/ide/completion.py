@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING, Literal
 from ..core.base.escape import md_code, md_text
 from ..core.base.findings import TextEdit
 from ..core.formats.corpus import Corpus
-from ..core.formats.golden import GOLDEN_KEYS, QUERY_KEYS
 from ..core.formats.golden_derived import CHUNK_KEYS
-from ..core.formats.run_yaml import RUN_KEYS
+from ..core.formats.keys import GOLDEN_KEYS, QUERY_KEYS, RUN_KEYS
 from ..core.formats.yaml.context import Entry, YamlContext, context_at, entries_of
 from ..core.formats.yaml.scalar import yaml_scalar
 from ..core.fusion import FUSION_KEYS, METHODS, NORMS

@@ -203,7 +203,12 @@ _NEW = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_
 
 @contextlib.contextmanager
 def output(
-    path: Path, *, append: bool = False, inside: Path | None = None, errors: str = "strict"
+    path: Path,
+    *,
+    append: bool = False,
+    inside: Path | None = None,
+    errors: str = "strict",
+    keep_mode: bool = False,
 ) -> Iterator[TextIO]:
     """A text file to write at ``path``, UTF-8, streamed as it is written.
 
@@ -214,6 +219,8 @@ def output(
     a reader sees the old file or the whole new one, and the rename replaces whatever name is at
     ``path`` rather than following it. ``append`` (GitHub's step summary, which steps add to) opens
     ``path`` itself with ``O_APPEND | O_NOFOLLOW`` and writes only to a regular file.
+    ``keep_mode``: the new file gets the permissions of the one it replaces (a file rewritten in
+    place, ``fmt``'s), not a new file's.
     """
     _refuse(path, inside)
     if append:
@@ -230,6 +237,9 @@ def output(
         return
     fd, tmp = _new_beside(path)
     try:
+        if keep_mode:
+            with contextlib.suppress(FileNotFoundError):
+                os.fchmod(fd, stat.S_IMODE(os.lstat(path).st_mode))
         with os.fdopen(fd, "w", encoding="utf-8", errors=errors) as f:
             yield f
         os.replace(tmp, path)
@@ -253,8 +263,13 @@ def _new_beside(path: Path) -> tuple[int, str]:
 
 
 def write_output(
-    path: Path, text: str, *, inside: Path | None = None, errors: str = "strict"
+    path: Path,
+    text: str,
+    *,
+    inside: Path | None = None,
+    errors: str = "strict",
+    keep_mode: bool = False,
 ) -> None:
     """``text`` written to ``path`` as :func:`output` writes."""
-    with output(path, inside=inside, errors=errors) as f:
+    with output(path, inside=inside, errors=errors, keep_mode=keep_mode) as f:
         f.write(text)

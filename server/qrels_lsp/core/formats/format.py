@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..base.findings import Severity, TextEdit, declare
 from ..base.text import Span
 from ..model import FileKind, Qrels, Run
+
+if TYPE_CHECKING:
+    from .style import FormatSettings
+    from .yaml_format import Reformatted
 
 declare(
     "QR203",
@@ -68,3 +72,6 @@ class Format:
     # Whether every ranked id has a score (True), none has (False: ranks only), or the model
     # says, query by query (None: a run YAML's lists have none, its mappings have scores).
     scored: bool | None = None
+    # The formatter (yaml_format.py): (text, settings, the range to format, None for all) -> the
+    # formatted text and its edits, or why not; None: the format has none (TREC, JSON).
+    reformat: Callable[[str, FormatSettings, Span | None], Reformatted] | None = None

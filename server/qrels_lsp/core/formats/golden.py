@@ -15,11 +15,13 @@ from .format import Format
 from .golden_derived import read_chunks, read_fusions
 from .golden_write import add_judgment
 from .grades import in_range, out_of_range
+from .keys import GOLDEN_KEYS, QUERY_KEYS
 from .yaml.context import keys_under
 from .yaml.scalar import rewrite_scalar
 from .yaml.shape import ShapeReader, doc_id, read_entries, read_top
 from .yaml.tree import (
     YAlias,
+    YamlDoc,
     YamlLimits,
     YMap,
     YNode,
@@ -29,6 +31,7 @@ from .yaml.tree import (
     key_text,
     parse_yaml,
 )
+from .yaml_format import Schema
 
 declare(
     "QR103",
@@ -59,36 +62,16 @@ def negative_level_note(level: int) -> str:
     )
 
 
-GOLDEN_KEYS: dict[str, str] = {
-    "corpus": "The corpus the ids point at, relative to this file: a folder, .jsonl, .tsv or TREC file.",
-    "k": "The number of passages handed to the model: the default cutoff for recall@k and friends.",
-    "relevance_level": "Grades at or above this count as relevant (trec_eval -l). Default 1.",
-    "runs": "Runs to score against this golden set: paths or globs relative to this file.",
-    "compare_to": "The run the others are compared with, by name (`bm25` for the BM25 baseline).",
-    "judgments": "How complete the judgments are: `exhaustive` (every document not listed is not relevant, the usual RAG golden set: coverage does not gate) or `pooled` (TREC style: a document not judged is unknown). Default: exhaustive when no grade is 0.",
-    "fusions": "Runs fused from this golden set's runs: `- {name: hybrid, method: rrf, runs: [bm25, dense]}`.",
-    "chunks": 'How its runs\' chunk ids map to its documents: `{separator: "#"}` or `{pattern: ...}` with a group `doc`.',
-    "queries": "Query id -> question, relevant documents, or `unanswerable: true`.",
-    "description": "Free text about this golden set.",
-}
-QUERY_KEYS: dict[str, str] = {
-    "question": "The question as a user asked it (from logs or tickets, not from the documents).",
-    "relevant": "Relevant document ids: a list (grade 1) or a mapping id -> integer grade.",
-    "unanswerable": "true when the corpus holds no answer on purpose: excluded from the means.",
-    "notes": "Free text for the people who maintain the golden set.",
-    "tags": "Labels for this question, e.g. `[critical]`: `qrels-lsp gate --critical TAG` fails when a question so tagged gets worse.",
-}
-
-
 MAX_QUESTIONS = 100_000
 LIMITS = YamlLimits(max_nodes=1_500_000, max_items=MAX_QUESTIONS)
 """What a golden set may hold before the rest of it is left out (with a finding): every question
 costs a parse, checks and a score per run on every keystroke."""
 
 
-def parse_golden(text: str) -> Qrels:
-    """Parse a golden set; docs/formats.md describes the format."""
-    p, top = read_top(text, GOLDEN_KEYS, "a golden set", LIMITS)
+def parse_golden(text: str, doc: YamlDoc | None = None) -> Qrels:
+    """Parse a golden set; docs/formats.md describes the format. ``doc``: its YAML tree, when
+    the caller parsed it already (:func:`read_golden`)."""
+    p, top = read_top(text, GOLDEN_KEYS, "a golden set", LIMITS, doc)
     qrels = Qrels(format="golden", findings=p.findings)
     if top is None:
         return qrels
@@ -135,6 +118,13 @@ def parse_golden(text: str) -> Qrels:
     else:
         p.add("QR004", Span(0, 0), "A golden set needs a `queries:` mapping.")
     return qrels
+
+
+def read_golden(text: str) -> tuple[Qrels, YamlDoc]:
+    """A golden set and its YAML tree, parsed once: what the formatter moves, and what it
+    means."""
+    doc = parse_yaml(text, LIMITS)
+    return parse_golden(text, doc), doc
 
 
 def _judgments(p: ShapeReader, node: YNode) -> Ref | None:
@@ -310,4 +300,7 @@ FORMAT = Format(
     query_ids=keys_under("queries"),
     id_text=rewrite_scalar,
     add_judgment=add_judgment,
+    reformat=Schema(
+        read_golden, read_golden, tuple(GOLDEN_KEYS), "queries", tuple(QUERY_KEYS), "relevant"
+    ).reformat,
 )

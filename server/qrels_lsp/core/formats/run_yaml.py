@@ -20,17 +20,12 @@ from ..metrics import trec_eval_order
 from ..model import Docs, Ranking, Ref, Retrieved, Run
 from . import run_yaml_lines
 from .format import Format
+from .keys import RUN_KEYS
 from .yaml.context import keys_under
 from .yaml.scalar import rewrite_scalar, yaml_float, yaml_scalar
 from .yaml.shape import ShapeReader, doc_id, duplicate_query, read_entries, read_top
-from .yaml.tree import YAlias, YMap, YNode, YScalar, YSeq, describe
-
-RUN_KEYS: dict[str, str] = {
-    "qrels": "The golden set this run answers, relative to this file.",
-    "name": "The run's name in lenses and reports (default: the file name).",
-    "description": "Free text about the system that produced this run.",
-    "results": "Query id -> ranked list of document ids, or a mapping id -> score.",
-}
+from .yaml.tree import YAlias, YMap, YNode, YScalar, YSeq, describe, parse_yaml
+from .yaml_format import Schema
 
 
 def parse_run_yaml(text: str) -> Run:
@@ -268,4 +263,10 @@ FORMAT = Format(
     read_rankings=read_run_yaml_ids,
     clean=run_yaml_lines.clean,
     named=name_written,
+    reformat=Schema(
+        lambda text: (parse_run_yaml(text), parse_yaml(text)),
+        lambda text: (parse_run_yaml(text), None),
+        tuple(RUN_KEYS),
+        "results",
+    ).reformat,
 )

@@ -20,6 +20,7 @@ from ..base.findings import Finding, Severity, declare, finding
 from ..base.text import LineIndex, Span, decode
 from ..chunks import ChunkRule, rule_problem
 from ..coverage.judgments import KINDS, Judgments
+from ..formats.style import FormatSettings, format_settings
 from ..fusion.spec import FUSION_KEYS, MAX_FUSED_RUNS, MAX_FUSIONS, Fusion, value_problem
 from ..model import INT_LIMIT, Ref
 
@@ -62,6 +63,7 @@ SETTINGS: dict[str, str] = {
     "min_judged": "Below this judged@k (the share of a run's top k that the golden set judges), the golden set's first line warns: its unjudged documents count as not relevant. 0 to 1; 0 never warns. Default 0.9.",
     "pool_depth": "How deep into each run the judging queue looks (depth-k pooling): the golden set's `N unjudged in the top D · judge next` lens and `qrels-lsp pool`'s default `--depth`. Default 10.",
     "blind_judging": "While judging, hide what the systems being compared say: run ranks, scores and comparisons in lenses, hints and hover, BM25's quality hints and its order in completion. Default false.",
+    "format": 'How `qrels-lsp fmt` and the editor\'s Format Document write golden sets and run YAML: {sort_queries = false, relevant = "keep"} (see docs/formatting.md).',
     "allow_outside": "Folders outside the workspace that may be read (a shared corpus), or true for any. Only from your editor's user settings or a configuration file outside the workspace: a workspace cannot grant itself this. Default none.",
 }
 MAX_CONFIG_BYTES = 1 * MiB
@@ -117,6 +119,7 @@ class Config:
     min_judged: float = 0.9
     pool_depth: int = 10
     blind_judging: bool = False
+    format: FormatSettings = field(default_factory=FormatSettings)  # how YAML files are formatted
     qrels: tuple[QrelsBinding, ...] = ()
     allow_outside: tuple[Path, ...] = ()  # folders outside the workspace the user allows
     allow_anywhere: bool = False  # the user lifted the workspace boundary altogether
@@ -330,6 +333,10 @@ def config_from_mapping(
             rule = _chunks(value, f"`chunks` of {where.name}", lambda m: bad("chunks", m))
             if rule is not None:
                 values[key] = rule
+        elif key == "format":
+            values[key], format_problems = format_settings(value, base.format)
+            for problem in format_problems:
+                bad(key, problem)
         elif key == "qrels":
             values[key] = _bindings(value, base.root or Path("."), bad, where.name)
         elif key == "allow_outside":

@@ -17,6 +17,7 @@ from ...model import INT_LIMIT, Ref
 from .tree import (
     DEFAULT_LIMITS,
     YAlias,
+    YamlDoc,
     YamlLimits,
     YMap,
     YNode,
@@ -141,11 +142,16 @@ class ShapeReader:
 
 
 def read_top(
-    text: str, keys: dict[str, str], what: str, limits: YamlLimits = DEFAULT_LIMITS
+    text: str,
+    keys: dict[str, str],
+    what: str,
+    limits: YamlLimits = DEFAULT_LIMITS,
+    doc: YamlDoc | None = None,
 ) -> tuple[ShapeReader, dict[str, tuple[YScalar, YNode]] | None]:
     """Parse a YAML file whose root is a mapping with known ``keys``: the reader (holding the
-    findings so far) and the root's keys, or None when there is no usable root mapping."""
-    doc = parse_yaml(text, limits)
+    findings so far) and the root's keys, or None when there is no usable root mapping.
+    ``doc``: the file's tree, parsed with ``limits`` already (the formatter has it)."""
+    doc = doc if doc is not None else parse_yaml(text, limits)
     p = ShapeReader(text)
     p.findings.extend(doc.findings)
     root = doc.root

@@ -92,9 +92,24 @@ class _TooLarge(Exception):
 
 
 def implicit_type(value: str) -> str:
-    """What YAML 1.1 reads an unquoted ``value`` as: int, float, bool, null, str..."""
+    """What YAML 1.1 reads an unquoted ``value`` as: int, float, bool, null, str...
+
+    Short values (ids, grades, keys: the same few thousand again and again) are looked up in a
+    cache; PyYAML's resolver runs its regular expressions for each."""
+    if len(value) <= _CACHED_CHARS:
+        return _implicit_type_cached(value)
+    return _implicit_type(value)
+
+
+_CACHED_CHARS = 80
+
+
+def _implicit_type(value: str) -> str:
     tag: str = _resolver().resolve(_pyyaml().ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
     return tag.rsplit(":", 1)[-1]
+
+
+_implicit_type_cached = functools.lru_cache(maxsize=1 << 16)(_implicit_type)
 
 
 def _at(mark: object) -> int:
