@@ -334,7 +334,7 @@ def test_ndcg_explain_reproduces_the_value() -> None:
         ("Rprec", Metric("rprec")),
         ("Judged@10", Metric("judged", 10)),
         ("RBP(p=0.8)", Metric("rbp")),
-        ("RBP(p=0.9)", Metric("rbp", p=0.9)),
+        ("RBP(p=0.9)", Metric("rbp", param=0.9)),
         ("RBP(rel=2)", Metric("rbp", rel=2)),
         ("Success@5", Metric("hit_rate", 5)),
         # trec_eval's names, as -m takes them and as it prints them
@@ -347,10 +347,10 @@ def test_ndcg_explain_reproduces_the_value() -> None:
         ("success.5", Metric("hit_rate", 5)),
         ("unj.10", Metric("judged", 10)),
         ("unj_10", Metric("judged", 10)),
-        ("rbp.p=0.9", Metric("rbp", p=0.9)),
+        ("rbp.p=0.9", Metric("rbp", param=0.9)),
         ("rbp_p=0.8", Metric("rbp")),
         # the project's own
-        ("rbp@0.9", Metric("rbp", p=0.9)),
+        ("rbp@0.9", Metric("rbp", param=0.9)),
         ("judged@5", Metric("judged", 5)),
         ("precision(rel=2)@5", Metric("precision", 5, rel=2)),
     ],

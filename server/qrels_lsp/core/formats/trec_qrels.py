@@ -84,8 +84,9 @@ def parse_trec_qrels(text: str) -> Qrels:
             message = count_message(QRELS_COLUMNS, len(fields))
             found.append(finding("QR301", extra, message + _REFUSED))
             continue
-        b.add(fields[0], fields[2], fields[3], Span(offset, offset + len(line.rstrip(BLANKS))))
-    return b.qrels
+        span = Span(offset, offset + len(line.rstrip(BLANKS)))
+        b.add(fields[0], fields[2], fields[3], span, fields[1][0])
+    return b.finished()
 
 
 _REFUSED = (
@@ -147,9 +148,11 @@ def _indented_comment(fields: list[tuple[str, Span]]) -> Finding:
 
 
 def read_trec_qrels_grades(text: str) -> dict[str, dict[str, int]]:
-    """qid -> doc id -> grade, fast, with exactly :func:`parse_trec_qrels`'s values."""
+    """qid -> doc id -> grade, fast, with exactly :func:`parse_trec_qrels`'s values (diversity
+    qrels, which judge a query under two subtopics, are read by it)."""
     split = splitter(text)
     out: dict[str, dict[str, int]] = {}
+    subtopic: dict[str, str] = {}  # each query's first iteration
     for line in fast_lines(text):
         parts = split(line)
         if len(parts) != 4 or line.startswith("#"):  # (an indented comment of four: a line)
@@ -160,6 +163,9 @@ def read_trec_qrels_grades(text: str) -> dict[str, dict[str, int]]:
         q = out.get(parts[0])
         if q is None:
             q = out[parts[0]] = {}
+            subtopic[parts[0]] = parts[1]
+        elif parts[1] != subtopic[parts[0]]:
+            return parse_trec_qrels(text).grades()
         if parts[2] not in q:
             q[parts[2]] = grade
     return out
