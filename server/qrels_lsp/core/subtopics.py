@@ -28,12 +28,12 @@ class SubtopicGrades(dict[str, int]):
         self.subtopics = subtopics
 
     def __eq__(self, other: object) -> bool:
-        return dict.__eq__(self, other) is True and self.subtopics == subtopics_of(other)  # type: ignore[arg-type]
+        return dict.__eq__(self, other) is True and self.subtopics == subtopics_of(other)
 
     def __ne__(self, other: object) -> bool:
         return not self == other
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # (dict has none either)
 
     def extended(self, docs: Iterable[str], grade: int) -> SubtopicGrades:
         """These grades with ``docs`` judged ``grade`` on every subtopic (the optimistic bound:

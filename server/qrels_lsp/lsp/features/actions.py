@@ -138,7 +138,7 @@ def register(server: LanguageServer, state: State) -> None:
         session, uri = state.session, params.text_document.uri
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
-            return _config_fixes(session, uri, params)
+            return None
         pos = session.positions(uri, analysis.text)
         hit = query_id_at(analysis.kind, analysis.text, pos.offset(params.position))
         if hit is None:
@@ -152,7 +152,7 @@ def register(server: LanguageServer, state: State) -> None:
         session, uri = state.session, params.text_document.uri
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
-            return _config_fixes(session, uri, params)
+            return None
         pos = session.positions(uri, analysis.text)
         offset, project = pos.offset(params.position), session.project
         try:
