@@ -32,6 +32,7 @@ import ir_measures
 import pytest
 import pytrec_eval
 from conftest import TEST_DATA, THOROUGH
+from qrels_lsp.core.checks import check_golden
 from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels, read_trec_qrels_grades
 from qrels_lsp.core.formats.trec_run import parse_trec_run
 from qrels_lsp.core.metrics import (
@@ -467,3 +468,51 @@ def test_trec_eval_measures_equal_trec_eval_10(
             assert f"{mine.per_query[qid][ours_by_name[name]]:6.4f}" == value, (name, qid)
             seen += 1
     assert seen == 4 * len(mine.per_query)
+
+
+# --- the subtopics of TREC qrels ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "trec_eval/qrels.test",
+        "trec_eval/qrels.rel_level",
+        "trec_eval/qrels.comment.test",
+        "trec_eval/qrels.test.with-comments",
+        "ir_measures/compat.qrels",
+        "ir_measures/cwl.qrels",
+        "vaswani/qrels",
+        "pyterrier/qrels",
+    ],
+)
+def test_plain_qrels_have_no_subtopics(name: str) -> None:
+    """One iteration value per query: plain qrels, read exactly as before (the conformance
+    tests hold their numbers)."""
+    text = (TEST_DATA / name).read_text()
+    qrels = parse_trec_qrels(text)
+    assert all(j.subtopic is None for q in qrels.queries.values() for j in q.judgments)
+    grades = qrels.grades()
+    assert not any(isinstance(g, SubtopicGrades) for g in grades.values())
+    assert read_trec_qrels_grades(text) == grades
+
+
+def test_a_document_judged_per_subtopic_is_no_duplicate() -> None:
+    """``q 1 d 1`` and ``q 2 d 0``: two subtopics, one document, no QR303 or QR102; the same
+    subtopic twice is still a duplicate, its first grade counting."""
+    text = "q 1 d 1\nq 2 d 0\nq 2 e 2\nq 2 e 3\nr 0 d 1\n"
+    qrels = parse_trec_qrels(text)
+    duplicates = [
+        f
+        for f in [*qrels.findings, *check_golden(qrels, text, None)]
+        if f.code in ("QR102", "QR303")
+    ]
+    assert sorted((f.code, f.span.start) for f in duplicates) == [("QR102", 28), ("QR303", 28)]
+    grades = qrels.grades()
+    assert isinstance(grades["q"], SubtopicGrades)
+    assert dict(grades["q"]) == {"d": 1, "e": 2} and grades["q"].subtopics == {
+        "d": {"1": 1, "2": 0},
+        "e": {"2": 2},
+    }
+    assert isinstance(grades["r"], SubtopicGrades)  # (the file judges per subtopic)
+    assert grades["q"] != {"d": 1, "e": 2}  # equal grades, other subtopics: not the same
