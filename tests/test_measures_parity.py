@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from functools import cache
@@ -276,6 +277,8 @@ def gdeval_topic(qid: str) -> str:
     return qid.rsplit("-", 1)[-1]
 
 
+needs_perl = pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval is a Perl script")
+
 GDEVAL_FILES = [
     "test",
     "rel_level",
@@ -285,6 +288,7 @@ GDEVAL_FILES = [
 ]
 
 
+@needs_perl
 @pytest.mark.parametrize("pair", GDEVAL_FILES, indirect=True)
 @pytest.mark.parametrize(
     "k", [10, None, *(pytest.param(k, marks=pytest.mark.slow) for k in GDEVAL_CUTOFFS if k != 10)]
@@ -323,6 +327,7 @@ def test_err_and_exp_ndcg_equal_gdeval(
                 assert abs(mine.per_query[by_topic[topic]][key] - value) <= 5.000001e-6, key
 
 
+@needs_perl
 @pytest.mark.parametrize("name", ["compat", "cwl"])
 def test_gdeval_refuses_what_it_cannot_read(name: str, tmp_path: Path) -> None:
     """Why ERR is not compared on ir_measures' own files: gdeval stops on a grade above 4

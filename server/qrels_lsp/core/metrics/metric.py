@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .measure import Judged, Measure
 from .registry import MEASURES, measure_named
@@ -33,6 +33,8 @@ class Metric:
     param: float | None = None  # None: the measure's default
     gains: tuple[tuple[int, int], ...] | None = None  # grade -> gain, by grade; None: the grade
     judged_only: bool = False
+    # str(): made once (each query's scores are keyed by it, once per metric and query)
+    _key: str = field(default="", init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         measure = measure_named(self.name)
@@ -59,6 +61,7 @@ class Metric:
                 object.__setattr__(self, "param", None)  # the default: one name for one metric
         if self.gains is not None:
             object.__setattr__(self, "gains", _gains(measure, self.gains))
+        object.__setattr__(self, "_key", self._written())
 
     @property
     def measure(self) -> Measure:
@@ -80,6 +83,9 @@ class Metric:
         return dict(self.gains) if self.gains else None
 
     def __str__(self) -> str:
+        return self._key
+
+    def _written(self) -> str:
         out = self.name
         written = []
         if self.rel is not None:
