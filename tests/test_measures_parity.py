@@ -521,3 +521,14 @@ def test_a_document_judged_per_subtopic_is_no_duplicate() -> None:
     }
     assert isinstance(grades["r"], SubtopicGrades)  # (the file judges per subtopic)
     assert grades["q"] != {"d": 1, "e": 2}  # equal grades, other subtopics: not the same
+
+
+def test_diversity_qrels_are_written_back_with_their_subtopics(
+    diversity: tuple[Path, Path],
+) -> None:
+    """`convert` to TREC qrels keeps a line per subtopic, so the file reads back the same."""
+    from qrels_lsp.core.formats.trec_qrels import trec_qrels_text
+
+    grades = parse_trec_qrels(diversity[0].read_text()).grades()
+    again = parse_trec_qrels(trec_qrels_text(parse_trec_qrels(diversity[0].read_text())))
+    assert again.grades() == grades and not again.findings

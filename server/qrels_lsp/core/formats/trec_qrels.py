@@ -6,6 +6,7 @@ from ..base.edits import append_line
 from ..base.findings import Finding, Severity, TextEdit, declare, finding
 from ..base.text import Span
 from ..model import Qrels
+from ..subtopics import subtopics_of
 from .format import Format
 from .trec_lines import (
     BLANKS,
@@ -180,10 +181,16 @@ def add_judgment(
 
 
 def trec_qrels_text(qrels: Qrels) -> str:
-    """``qrels`` as TREC qrels lines (a query without judgments has no line)."""
+    """``qrels`` as TREC qrels lines (a query without judgments has no line); judged per
+    subtopic, a line per subtopic, the subtopic in the iteration column."""
     lines = []
     for qid, query in qrels.queries.items():
-        for doc, grade in query.grades().items():
+        grades = query.grades()
+        by = subtopics_of(grades)
+        if by is not None:
+            lines += [f"{qid} {s} {doc} {g}" for doc, per in by.items() for s, g in per.items()]
+            continue
+        for doc, grade in grades.items():
             lines.append(f"{qid} 0 {doc} {grade}")
     return "\n".join(lines) + ("\n" if lines else "")
 
