@@ -20,6 +20,7 @@ pytrec_eval's recall@k and P@k on binary judgments.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -532,3 +533,35 @@ def test_diversity_qrels_are_written_back_with_their_subtopics(
     grades = parse_trec_qrels(diversity[0].read_text()).grades()
     again = parse_trec_qrels(trec_qrels_text(parse_trec_qrels(diversity[0].read_text())))
     assert again.grades() == grades and not again.findings
+
+
+# --- the command line, through the registry -----------------------------------------------
+
+
+def test_score_prints_the_new_measures_as_ir_measures_computes_them(
+    diversity: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """`score --metrics` with ir_measures' names: JSON per query equal to ir_measures (ties
+    broken as ours, the other measures on the collapsed qrels); `--format trec` under
+    trec_eval's names where it has one; a misspelt name names the closest."""
+    from test_cli import qrels_lsp
+
+    run = broken_ties(diversity[1], tmp_path)
+    qrels = shutil.copy(diversity[0], tmp_path / "diversity.qrels")
+    names = ["alpha_nDCG@10", "infAP", "SetF", "SetP", "nDCG(judged_only=True)@10"]
+    names.append("nDCG(gains={0:0,1:1,2:3})@10")
+    metrics = ("--metrics", ",".join(names))
+    done = qrels_lsp("score", qrels, run, *metrics, "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [scored] = json.loads(done.stdout)["runs"]
+    theirs = reference(names[:1], diversity[0], run)
+    theirs.update(reference(names[1:], collapsed(diversity[0], tmp_path), run))
+    for key, values in theirs.items():
+        for qid, value in values.items():
+            assert abs(scored["queries"][qid][key] - value) <= 1e-9, (key, qid)
+    trec = qrels_lsp("score", qrels, run, *metrics, "--format", "trec", cwd=tmp_path)
+    printed = {line.split()[0] for line in trec.stdout.splitlines()}
+    ours_only = {"alpha_ndcg@10", "ndcg(judged_only=True)@10", "ndcg(gains={2:3})@10"}
+    assert {"infAP", "set_F", "set_P", *ours_only} <= printed
+    typo = qrels_lsp("score", qrels, run, "--metrics", "alpha_nDGC@10", cwd=tmp_path)
+    assert typo.returncode == 2 and "did you mean alpha_ndcg@10?" in typo.stderr

@@ -440,10 +440,10 @@ they were asked for: `score --format trec` prints them so, and a diff is then em
 
 def trec_eval_name(metric: Metric) -> str | None:
     """trec_eval's name for ``metric`` (``recall_5``, ``recip_rank``, ``rbp_p=0.8``), None where
-    it has none (``mrr@10``: trec_eval's recip_rank takes no cutoff; a metric with ``rel=``:
-    trec_eval has one level per run, ``-l``)."""
+    it has none (``mrr@10``: trec_eval's recip_rank takes no cutoff; a metric with ``rel=`` or
+    ``judged_only``: trec_eval has one level and one ``-J`` per run; custom gains)."""
     measure = metric.measure
-    if metric.rel is not None:
+    if metric.rel is not None or metric.judged_only or metric.gains:
         return None
     if metric.k is not None:
         return measure.trec_eval_cut.format(k=metric.k) if measure.trec_eval_cut else None
