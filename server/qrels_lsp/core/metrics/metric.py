@@ -295,7 +295,7 @@ def closest_metrics(s: str, limit: int = 3) -> list[str]:
     from rapidfuzz import fuzz, process
 
     name = _name_of(s)
-    if not name:
+    if not name or len(s) > MAX_SUGGESTED * 4:  # (no metric is written so long)
         return []
     rest = s.strip()[len(name) :]
     spellings = _by_spelling()
