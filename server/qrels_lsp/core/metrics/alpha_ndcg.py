@@ -16,14 +16,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from ..subtopics import subtopics_of
-from .measure import Judged, Measure, Param
+from .measure import Asked, Judged, Measure, Param
 from .order import c_bytes
-
-if TYPE_CHECKING:
-    from .metric import Metric
 
 
 def _relevant_subtopics(j: Judged) -> dict[str, tuple[str, ...]]:
@@ -63,7 +59,7 @@ def _ideal(relevant: dict[str, tuple[str, ...]], k: int, alpha: float) -> float:
     return total
 
 
-def _alpha_ndcg(j: Judged, m: Metric) -> float:
+def _alpha_ndcg(j: Judged, m: Asked) -> float:
     k = m.k
     assert k is not None
     alpha = m.parameter

@@ -11,18 +11,13 @@ cutoff, over the whole ranking. gdeval's float operations, in its order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 MAX_GRADE = 4
 """gdeval's ``$MAX_JUDGMENT``: the grade that stops a user for certain, but for 1 in 16."""
 
 
-def _err(j: Judged, m: Metric) -> float:
+def _err(j: Judged, m: Asked) -> float:
     k = m.k
     score = 0.0
     decay = 1.0

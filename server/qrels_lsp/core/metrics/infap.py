@@ -10,17 +10,12 @@ counting in proportion, with trec_eval's epsilon of 0.00001; the sum is divided 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
 
 
-def _infap(j: Judged, m: Metric) -> float:
+def _infap(j: Judged, m: Asked) -> float:
     nonrel = rel = unjudged = 0
     total = 0.0
     for rank, grade in j.hits:

@@ -10,15 +10,10 @@ k >= R, precision@k when k <= R. Neither trec_eval nor ir_measures has it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
-def _ncg(j: Judged, m: Metric) -> float:
+def _ncg(j: Judged, m: Asked) -> float:
     k = m.k
     assert k is not None
     gain = 0.0

@@ -11,12 +11,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
 
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
 def ideal_dcg(
@@ -48,7 +44,7 @@ def dcg(j: Judged, k: int | None, gains: Mapping[int, int] | None = None) -> flo
     return total
 
 
-def _ndcg(j: Judged, m: Metric) -> float:
+def _ndcg(j: Judged, m: Asked) -> float:
     k = m.k
     gains = m.gain()
     value = dcg(j, k, gains)

@@ -12,12 +12,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
 def exp_gain(grade: int) -> float:
@@ -31,7 +27,7 @@ def _ideal(grades: Iterable[int], k: int | None) -> float:
     return total
 
 
-def _ndcg_burges(j: Judged, m: Metric) -> float:
+def _ndcg_burges(j: Judged, m: Asked) -> float:
     k = m.k
     total = 0.0
     for rank, grade in j.hits:

@@ -5,16 +5,11 @@ recall (1 by default: F1; ``SetF(beta=2)``). As trec_eval's ``m_set_F.c``, in it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure, Param
+from .measure import Asked, Judged, Measure, Param
 from .set_precision import relevant_retrieved
 
-if TYPE_CHECKING:
-    from .metric import Metric
 
-
-def _set_f(j: Judged, m: Metric) -> float:
+def _set_f(j: Judged, m: Asked) -> float:
     found = relevant_retrieved(j)
     if not found:
         return 0.0

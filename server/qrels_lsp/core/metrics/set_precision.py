@@ -5,19 +5,14 @@ precision@k, no missing place is filled in."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
 def relevant_retrieved(j: Judged) -> int:
     return sum(1 for _rank, grade in j.hits if j.relevant(grade))
 
 
-def _set_precision(j: Judged, m: Metric) -> float:
+def _set_precision(j: Judged, m: Asked) -> float:
     return relevant_retrieved(j) / j.retrieved if j.retrieved else 0.0
 
 

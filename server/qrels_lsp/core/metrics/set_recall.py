@@ -4,16 +4,11 @@ run). 0 when the query has no relevant document, as trec_eval's ``m_set_recall.c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
+from .measure import Asked, Judged, Measure
 from .set_precision import relevant_retrieved
 
-if TYPE_CHECKING:
-    from .metric import Metric
 
-
-def _set_recall(j: Judged, m: Metric) -> float:
+def _set_recall(j: Judged, m: Asked) -> float:
     return relevant_retrieved(j) / j.num_rel if j.num_rel else 0.0
 
 
