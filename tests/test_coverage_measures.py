@@ -121,7 +121,7 @@ PAIRS = [
 @pytest.mark.parametrize("p", [0.5, 0.8, 0.95])
 def test_rbp_equals_the_formula(qrels_name: str, run_name: str, p: float) -> None:
     grades, run = qrels_of(qrels_name).grades(), run_of(run_name).ranked_ids()
-    metric = Metric("rbp", p=p)
+    metric = Metric("rbp", param=p)
     for qid, ranking in run.items():
         if qid in grades:
             ours = query_scores(grades[qid], ranking, [metric])[str(metric)]

@@ -22,6 +22,7 @@ from conftest import TEST_DATA
 from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
 from qrels_lsp.core.metrics import (
     Metric,
+    UnknownMetric,
     default_metrics,
     evaluate,
     format_value,
@@ -334,7 +335,7 @@ def test_ndcg_explain_reproduces_the_value() -> None:
         ("Rprec", Metric("rprec")),
         ("Judged@10", Metric("judged", 10)),
         ("RBP(p=0.8)", Metric("rbp")),
-        ("RBP(p=0.9)", Metric("rbp", p=0.9)),
+        ("RBP(p=0.9)", Metric("rbp", param=0.9)),
         ("RBP(rel=2)", Metric("rbp", rel=2)),
         ("Success@5", Metric("hit_rate", 5)),
         # trec_eval's names, as -m takes them and as it prints them
@@ -347,10 +348,10 @@ def test_ndcg_explain_reproduces_the_value() -> None:
         ("success.5", Metric("hit_rate", 5)),
         ("unj.10", Metric("judged", 10)),
         ("unj_10", Metric("judged", 10)),
-        ("rbp.p=0.9", Metric("rbp", p=0.9)),
+        ("rbp.p=0.9", Metric("rbp", param=0.9)),
         ("rbp_p=0.8", Metric("rbp")),
         # the project's own
-        ("rbp@0.9", Metric("rbp", p=0.9)),
+        ("rbp@0.9", Metric("rbp", param=0.9)),
         ("judged@5", Metric("judged", 5)),
         ("precision(rel=2)@5", Metric("precision", 5, rel=2)),
     ],
@@ -379,11 +380,73 @@ def test_parse_metric(text: str, metric: Metric) -> None:
         "P(rel=x)@5",
         "P(foo=1)@5",
         "bleu",
+        "SetF(p=0.5)",
+        "SetP@5",
+        "alpha_nDCG(alpha=2)@10",
+        "nDCG(gains={0:0,1:-1})@10",
+        "nDCG(gains={0:0,1:1.5})@10",
+        "nDCG(gains=[1])@10",
+        "P(gains={1:2})@5",
+        "nDCG(dcg='exp')@10",
+        "Judged(judged_only=True)@10",
+        "nDCG(judged_only=maybe)@10",
+        "ERR(rel=2)@10",
+        "ERR@0.5",
     ],
 )
 def test_parse_metric_rejects(text: str) -> None:
     with pytest.raises(ValueError, match=r"\S"):
         parse_metric(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "closest"),
+    [
+        ("nDGC@10", ["ndcg@10"]),
+        ("alpha_ndgc@20", ["alpha_ndcg@20"]),
+        ("reciprank", ["recip_rank"]),
+        ("infAPP", ["infap"]),
+        ("Precison@5", ["precision@5"]),
+        ("bleu", []),
+        ("ndgc@x", []),  # what follows the name is wrong too: no name mends it
+    ],
+)
+def test_an_unknown_name_gets_the_closest_names(text: str, closest: list[str]) -> None:
+    with pytest.raises(UnknownMetric) as caught:
+        parse_metric(text, 5)
+    assert caught.value.closest[: len(closest) or None] == closest
+    if closest:
+        assert f"did you mean {closest[0]}" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("ERR@20", "err@20"),
+        ("alpha_nDCG@20", "alpha_ndcg@20"),
+        ("alpha_nDCG(alpha=0.7,rel=2)@20", "alpha_ndcg(rel=2,alpha=0.7)@20"),
+        ("infAP", "infap"),
+        ("SetP", "set_precision"),
+        ("set_P", "set_precision"),
+        ("SetR", "set_recall"),
+        ("SetF", "set_f"),
+        ("SetF(beta=1)", "set_f"),
+        ("SetF(beta=2)", "set_f(beta=2.0)"),
+        ("NCG@10", "ncg@10"),
+        ("nDCG(gains={0:0,1:1,2:3})@10", "ndcg(gains={2:3})@10"),
+        ("nDCG(gains={2:3, 1:1})@10", "ndcg(gains={2:3})@10"),
+        ("nDCG(gains={0:0,1:1})@10", "ndcg@10"),
+        ("nDCG(dcg='exp-log2')@10", "ndcg_burges@10"),
+        ('nDCG(dcg="log2")@10', "ndcg@10"),
+        ("nDCG(judged_only=True)@10", "ndcg(judged_only=True)@10"),
+        ("P(rel=2,judged_only=True)@5", "precision(rel=2,judged_only=True)@5"),
+        ("nDCG(judged_only=False)@10", "ndcg@10"),
+    ],
+)
+def test_ir_measures_names_of_the_new_measures(text: str, key: str) -> None:
+    """Each reads as one metric whose name reads back as itself."""
+    metric = parse_metric(text, 5)
+    assert str(metric) == key and parse_metric(key, 5) == metric
 
 
 def test_a_measure_without_a_written_cutoff_takes_the_k_in_force() -> None:

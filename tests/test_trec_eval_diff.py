@@ -54,6 +54,11 @@ METRICS = [
     Metric("ndcg"),
     Metric("map", 5),
     Metric("rbp"),
+    # the measures at parity with ir_measures that trec_eval has
+    Metric("infap"),
+    Metric("set_precision"),
+    Metric("set_recall"),
+    Metric("set_f"),
 ]
 TREC_NAMES = {name: str(m) for m in METRICS if (name := trec_eval_name(m)) is not None}
 COMPLEMENT = {str(m) for m in METRICS if m.measure.complement}  # trec_eval prints 1 - ours

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, overload
 from .base.findings import Finding
 from .base.text import Ref as Ref  # (written where spans are: fusion/spec.py needs it too)
 from .base.text import Span
+from .subtopics import SubtopicGrades
 
 if TYPE_CHECKING:
     from .chunks import ChunkRule
@@ -48,6 +49,10 @@ class Judgment:
     grade: int
     span: Span  # of the document id
     grade_span: Span | None = None
+    # The subtopic (aspect) judged: TREC qrels' iteration column, kept only for a file that
+    # uses it so (some query judged under two values of it: ndeval's "qid subtopic docid
+    # grade" form); None everywhere else.
+    subtopic: str | None = None
 
 
 @dataclass(slots=True, eq=False)
@@ -66,9 +71,17 @@ class Query:
     tags: tuple[str, ...] = ()  # labels such as CRITICAL_TAG (`gate --critical TAG`)
 
     def grades(self) -> dict[str, int]:
-        """doc id -> grade; the first judgment of a document wins, as the checks report."""
+        """doc id -> grade; the first judgment of a document wins, as the checks report. Judged
+        per subtopic (TREC qrels that use the iteration column so): :class:`SubtopicGrades`,
+        the first judgment of each (document, subtopic) pair."""
+        judgments = self.judgments
+        if judgments and judgments[0].subtopic is not None:
+            by: dict[str, dict[str, int]] = {}
+            for j in judgments:
+                by.setdefault(j.doc_id, {}).setdefault(j.subtopic or "", j.grade)
+            return SubtopicGrades(by)
         out: dict[str, int] = {}
-        for j in self.judgments:
+        for j in judgments:
             out.setdefault(j.doc_id, j.grade)
         return out
 
@@ -180,6 +193,7 @@ class _ShiftedQuery(Query):
                     j.grade,
                     Span(j.span.start + d, j.span.end + d),
                     _moved(j.grade_span, d),
+                    j.subtopic,
                 )
                 for j in self._origin.judgments
             ]

@@ -25,10 +25,13 @@ def _end(j: Judgment | None) -> int | None:
 
 
 def duplicate_documents(x: QueryInputs) -> Iterable[Finding]:
-    first: dict[str, Judgment] = {}
+    """A document judged once per subtopic (diversity qrels: ``Judgment.subtopic``) is judged
+    once; twice on one subtopic, twice."""
+    first: dict[tuple[str, str | None], Judgment] = {}
     previous: Judgment | None = None
     for j in x.query.judgments:
-        if j.doc_id in first:
+        key = (j.doc_id, j.subtopic)
+        if key in first:
             fixes: tuple[Fix, ...] = ()
             item = Span(j.span.start, (j.grade_span or j.span).end)
             edit = remove_item(x.text, x.lines, item, _end(previous)) if x.yaml else None
@@ -38,12 +41,12 @@ def duplicate_documents(x: QueryInputs) -> Iterable[Finding]:
                 QR102,
                 j.span,
                 f"`{j.doc_id}` is listed twice for `{x.query.qid}`; only the first "
-                f"(grade {first[j.doc_id].grade}) counts. Remove one.",
+                f"(grade {first[key].grade}) counts. Remove one.",
                 fixes=fixes,
-                related=(Related(first[j.doc_id].span, "first listed here"),),
+                related=(Related(first[key].span, "first listed here"),),
             )
         else:
-            first[j.doc_id] = j
+            first[key] = j
         previous = j
 
 

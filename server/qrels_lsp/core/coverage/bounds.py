@@ -5,7 +5,8 @@ Every metric treats an unjudged document as not relevant, so its usual value is 
 The bound counts the unjudged documents of the run's top k (no judgment, or a negative grade:
 judged@k's unjudged) as relevant, adds them to that query's judgments and scores the same
 metric again: at the relevance level (the metric's own ``rel=`` if it has one), and at the
-query's highest grade for the measures that read grades, not the level (nDCG, RBP). The top k
+query's highest grade for the measures that read grades, not the level (nDCG, RBP); on every
+subtopic, where the query is judged per subtopic (alpha-nDCG). The top k
 is the metric's cutoff, or, for a metric without one (map, mrr, bpref...), the k in force. The
 gap between the two is what judging could still change. judged@k itself has no bound.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from ..metrics import Evaluation, Metric, evaluate
+from ..subtopics import SubtopicGrades
 
 
 def bounded(metrics: Sequence[Metric]) -> list[Metric]:
@@ -62,7 +64,10 @@ def upper_bounds(
             extra = unjudged_top(grades, run.get(qid), depth)
             if extra:
                 grade = _top_grade(grades, level) if rule is None else rule
-                extended[qid] = {**grades, **dict.fromkeys(extra, grade)}
+                if isinstance(grades, SubtopicGrades):  # relevant to every subtopic
+                    extended[qid] = grades.extended(extra, grade)
+                else:
+                    extended[qid] = {**grades, **dict.fromkeys(extra, grade)}
             else:
                 extended[qid] = grades
         ev = evaluate(extended, run, group, level=level, unanswerable=unanswerable)

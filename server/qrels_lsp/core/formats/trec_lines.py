@@ -252,15 +252,27 @@ def missing_span(line: str, offset: int) -> Span:
 
 
 class QrelsBuilder:
-    """Collects judgments per query with block spans and duplicate detection."""
+    """Collects judgments per query with block spans and duplicate detection.
+
+    TREC qrels pass their iteration column (``subtopic``): a file that judges some query under
+    two values of it is read as diversity qrels (``qid subtopic docid grade``), where a
+    document judged once per subtopic is no duplicate; :meth:`finished` keeps the subtopics
+    of such a file only (``core/subtopics.py``)."""
 
     def __init__(self, fmt: Literal["trec-qrels", "beir-qrels"]) -> None:
         self._queries: dict[str, Query] = {}  # (the model's, filled as lines are read)
         self.qrels = Qrels(format=fmt, queries=self._queries)
-        self._first: dict[tuple[str, str], Span] = {}
+        self._first: dict[tuple[str, str, str | None], Span] = {}
+        self._subtopic: dict[str, str | None] = {}  # each query's first iteration
+        self._subtopics = False  # some query judged under two
 
     def add(
-        self, qid: tuple[str, Span], doc: tuple[str, Span], grade: tuple[str, Span], line: Span
+        self,
+        qid: tuple[str, Span],
+        doc: tuple[str, Span],
+        grade: tuple[str, Span],
+        line: Span,
+        subtopic: str | None = None,
     ) -> None:
         value = self._grade(*grade)
         if value is None:  # out of range: left out, as a malformed line is
@@ -268,9 +280,12 @@ class QrelsBuilder:
         q = self._queries.get(qid[0])
         if q is None:
             q = self._queries[qid[0]] = Query(qid=qid[0], span=qid[1], block=line)
+            self._subtopic[qid[0]] = subtopic
         else:
             q.block = Span(q.block.start, line.end)
-        key = (qid[0], doc[0])
+            if subtopic != self._subtopic[qid[0]]:
+                self._subtopics = True
+        key = (qid[0], doc[0], subtopic)
         first = self._first.get(key)
         if first is None:
             self._first[key] = doc[1]
@@ -284,7 +299,20 @@ class QrelsBuilder:
                     related=(Related(first, "first judgment"),),
                 )
             )
-        q.judgments.append(Judgment(doc_id=doc[0], grade=value, span=doc[1], grade_span=grade[1]))
+        q.judgments.append(
+            Judgment(
+                doc_id=doc[0], grade=value, span=doc[1], grade_span=grade[1], subtopic=subtopic
+            )
+        )
+
+    def finished(self) -> Qrels:
+        """The qrels read, with each judgment's subtopic kept only if the file judges per
+        subtopic: a file whose iteration column holds one value per query is plain qrels."""
+        if not self._subtopics and self._subtopic:
+            for q in self._queries.values():
+                for j in q.judgments:
+                    j.subtopic = None
+        return self.qrels
 
     def _grade(self, text: str, span: Span) -> int | None:
         """The grade as C's ``atol`` reads it, with a finding where that reading surprises;

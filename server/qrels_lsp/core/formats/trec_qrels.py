@@ -6,6 +6,7 @@ from ..base.edits import append_line
 from ..base.findings import Finding, Severity, TextEdit, declare, finding
 from ..base.text import Span
 from ..model import Qrels
+from ..subtopics import subtopics_of
 from .format import Format
 from .trec_lines import (
     BLANKS,
@@ -84,8 +85,9 @@ def parse_trec_qrels(text: str) -> Qrels:
             message = count_message(QRELS_COLUMNS, len(fields))
             found.append(finding("QR301", extra, message + _REFUSED))
             continue
-        b.add(fields[0], fields[2], fields[3], Span(offset, offset + len(line.rstrip(BLANKS))))
-    return b.qrels
+        span = Span(offset, offset + len(line.rstrip(BLANKS)))
+        b.add(fields[0], fields[2], fields[3], span, fields[1][0])
+    return b.finished()
 
 
 _REFUSED = (
@@ -147,9 +149,11 @@ def _indented_comment(fields: list[tuple[str, Span]]) -> Finding:
 
 
 def read_trec_qrels_grades(text: str) -> dict[str, dict[str, int]]:
-    """qid -> doc id -> grade, fast, with exactly :func:`parse_trec_qrels`'s values."""
+    """qid -> doc id -> grade, fast, with exactly :func:`parse_trec_qrels`'s values (diversity
+    qrels, which judge a query under two subtopics, are read by it)."""
     split = splitter(text)
     out: dict[str, dict[str, int]] = {}
+    subtopic: dict[str, str] = {}  # each query's first iteration
     for line in fast_lines(text):
         parts = split(line)
         if len(parts) != 4 or line.startswith("#"):  # (an indented comment of four: a line)
@@ -160,6 +164,9 @@ def read_trec_qrels_grades(text: str) -> dict[str, dict[str, int]]:
         q = out.get(parts[0])
         if q is None:
             q = out[parts[0]] = {}
+            subtopic[parts[0]] = parts[1]
+        elif parts[1] != subtopic[parts[0]]:
+            return parse_trec_qrels(text).grades()
         if parts[2] not in q:
             q[parts[2]] = grade
     return out
@@ -174,10 +181,16 @@ def add_judgment(
 
 
 def trec_qrels_text(qrels: Qrels) -> str:
-    """``qrels`` as TREC qrels lines (a query without judgments has no line)."""
+    """``qrels`` as TREC qrels lines (a query without judgments has no line); judged per
+    subtopic, a line per subtopic, the subtopic in the iteration column."""
     lines = []
     for qid, query in qrels.queries.items():
-        for doc, grade in query.grades().items():
+        grades = query.grades()
+        by = subtopics_of(grades)
+        if by is not None:
+            lines += [f"{qid} {s} {doc} {g}" for doc, per in by.items() for s, g in per.items()]
+            continue
+        for doc, grade in grades.items():
             lines.append(f"{qid} 0 {doc} {grade}")
     return "\n".join(lines) + ("\n" if lines else "")
 

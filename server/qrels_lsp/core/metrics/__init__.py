@@ -21,6 +21,7 @@ from .explain import NdcgExplanation, NdcgRow, ndcg_explain
 from .measure import Judged, Measure, format_value
 from .metric import (
     Metric,
+    UnknownMetric,
     default_metrics,
     known_metrics,
     parse_metric,
@@ -42,6 +43,7 @@ __all__ = [
     "RunCut",
     "ScoreCache",
     "Since",
+    "UnknownMetric",
     "changed_keys",
     "default_metrics",
     "evaluate",

@@ -41,4 +41,5 @@ MEASURE = Measure(
     value=_judged,
     summary="documents in the top k that are judged / k (1 - trec_eval's unj_k)",
     compared=False,
+    condensable=False,  # (of the judged documents alone, always 1)
 )

@@ -7,7 +7,7 @@ as trec_eval's C code, so that values match it bit for bit (docs/metrics.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
@@ -23,6 +23,7 @@ class Judged:
     level: int  # grades at or above it are relevant (never a negative one)
     num_rel: int  # judgments that are relevant, retrieved or not
     retrieved: int = 0  # the length of the top walked (the ranking's, or the deepest cutoff)
+    top: Sequence[str] = ()  # the top walked, its doc ids (for the measures that read them)
 
     def relevant(self, grade: int) -> bool:
         return grade >= self.level and grade >= 0
@@ -33,6 +34,40 @@ class Judged:
             return self
         num_rel = sum(1 for g in self.grades.values() if g >= level and g >= 0)
         return replace(self, level=level, num_rel=num_rel)
+
+    def condensed(self) -> Judged:
+        """The walk of the ranking with every document not judged 0 or more removed and the
+        rest closed up (trec_eval's ``-J``, ir_measures' ``judged_only=True``): the judgments
+        and ``num_rel`` stay, the ranks and the count retrieved are those of the judged."""
+        hits = [h for h in self.hits if h[1] >= 0]
+        top = [self.top[r] for r, _g in hits] if self.top else []
+        return replace(
+            self, hits=[(i, g) for i, (_r, g) in enumerate(hits)], retrieved=len(hits), top=top
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A measure's own real parameter besides the cutoff and ``rel`` (RBP's persistence p,
+    alpha-nDCG's alpha, SetF's beta): its name as ir_measures writes it, its default, and the
+    values it may take, ``low`` to ``high``, each end excluded when ``open``."""
+
+    name: str
+    default: float
+    low: float
+    high: float
+    low_open: bool = False
+    high_open: bool = False
+
+    def refuses(self, value: float) -> str | None:
+        """Why ``value`` is no value of it, or None."""
+        below = value <= self.low if self.low_open else value < self.low
+        above = value >= self.high if self.high_open else value > self.high
+        if not (below or above or value != value):
+            return None
+        low = "above" if self.low_open else "at least"
+        high = "below" if self.high_open else "at most"
+        return f"must be {low} {self.low:g} and {high} {self.high:g}, not {value}"
 
 
 class Asked(Protocol):
@@ -46,7 +81,14 @@ class Asked(Protocol):
     def rel(self) -> int | None: ...
 
     @property
-    def persistence(self) -> float: ...
+    def parameter(self) -> float:
+        """The measure's own parameter (``Measure.param``): the one asked for, else its
+        default; read only by a measure that has one."""
+        ...
+
+    def gain(self) -> dict[int, int] | None:
+        """The custom gains, grade -> gain (a grade not in it keeps itself), or None."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +114,15 @@ class Measure:
     # Its gains are the grades themselves, not relevant-or-not (nDCG; RBP without ``rel=``).
     graded: bool = False
     # Its parameter besides the cutoff and ``rel`` (RBP's persistence p), and its default.
-    param: tuple[str, float] | None = None
+    param: Param | None = None
+    # The nDCG spelled with this parameter selects it (ir_measures' ``nDCG(dcg='exp-log2')``
+    # is ndcg_burges): (spelling, parameter, value).
+    selected_by: tuple[str, str, str] | None = None
+    # It takes custom gains, grade -> gain (ir_measures' ``nDCG(gains={0:0,1:1,2:3})``).
+    gains: bool = False
+    # It may be computed on the judged documents only (``judged_only=True``: trec_eval's -J
+    # for this metric); judged@k may not, it would always be 1.
+    condensable: bool = True
     # Compared between runs (effectiveness); judged@k measures the golden set's coverage of a
     # run, not the run, and a significance test of it would only inflate Holm's family.
     compared: bool = True

@@ -1,19 +1,28 @@
 """ndcg@k (trec_eval ``ndcg_cut_k``): DCG over the top k with the raw grade as gain and
 log2(rank + 1) as discount, over the ideal DCG of all positive judgments sorted by grade and cut
 at k. ndcg without a cutoff (trec_eval ``ndcg``, ir_measures ``nDCG``) is the same over the whole
-ranking and every positive judgment. The relevance level plays no part, as in trec_eval."""
+ranking and every positive judgment. The relevance level plays no part, as in trec_eval.
+
+Custom gains (ir_measures' ``nDCG(gains={0:0,1:1,2:3})@10``) replace each grade by its gain, in
+the ranking and the ideal alike; a grade not named keeps itself (ir_measures maps the qrels with
+``gains.get(grade, grade)`` before pytrec_eval reads them)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .measure import Asked, Judged, Measure
 
 
-def ideal_dcg(grades: Iterable[int], k: int | None) -> float:
+def ideal_dcg(
+    grades: Iterable[int], k: int | None, gains: Mapping[int, int] | None = None
+) -> float:
     """trec_eval's IDCG: every positive judgment, highest grade first, cut at k (None: all of
-    them), in that order."""
+    them), in that order. With custom ``gains``, of the positive gains (ir_measures maps the
+    grades of the qrels to their gains before trec_eval reads them)."""
+    if gains is not None:
+        grades = [gains.get(g, g) for g in grades]
     ideal = sorted((g for g in grades if g > 0), reverse=True)[:k]
     total = 0.0
     for i, gain in enumerate(ideal):
@@ -21,13 +30,15 @@ def ideal_dcg(grades: Iterable[int], k: int | None) -> float:
     return total
 
 
-def dcg(j: Judged, k: int | None) -> float:
+def dcg(j: Judged, k: int | None, gains: Mapping[int, int] | None = None) -> float:
     """DCG of the top k (None: of the whole ranking), summed in rank order as trec_eval's loop
     does."""
     total = 0.0
     for rank, grade in j.hits:
         if k is not None and rank >= k:
             break
+        if gains is not None:
+            grade = gains.get(grade, grade)
         if grade > 0:
             total += grade / math.log2(rank + 2)
     return total
@@ -35,8 +46,9 @@ def dcg(j: Judged, k: int | None) -> float:
 
 def _ndcg(j: Judged, m: Asked) -> float:
     k = m.k
-    value = dcg(j, k)
-    idcg = ideal_dcg(j.grades.values(), k)
+    gains = m.gain()
+    value = dcg(j, k, gains)
+    idcg = ideal_dcg(j.grades.values(), k, gains)
     return value / idcg if idcg > 0.0 else value
 
 
@@ -53,4 +65,5 @@ MEASURE = Measure(
     graded=True,
     levelled=False,
     hover_cutoffs=True,
+    gains=True,
 )

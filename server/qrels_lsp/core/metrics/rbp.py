@@ -12,11 +12,11 @@ and this project's); trec_eval's own default is 0.9, so `score --format trec` na
 
 from __future__ import annotations
 
-from .measure import Asked, Judged, Measure
+from .measure import Asked, Judged, Measure, Param
 
 
 def _rbp(j: Judged, m: Asked) -> float:
-    p = m.persistence
+    p = m.parameter
     if m.rel is not None:
         gains = {g: 1.0 if j.relevant(g) else 0.0 for _rank, g in j.hits}
     else:
@@ -45,5 +45,5 @@ MEASURE = Measure(
     summary="rank-biased precision, p 0.8 (rbp@0.9 for another p): (1 - p) times the gains discounted by p per rank",
     whole_ranking=True,
     graded=True,
-    param=("p", 0.8),
+    param=Param("p", 0.8, 0.0, 1.0, low_open=True, high_open=True),
 )

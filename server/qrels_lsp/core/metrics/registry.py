@@ -3,7 +3,26 @@ module building a :class:`~.measure.Measure` and one line here."""
 
 from __future__ import annotations
 
-from . import average_precision, bpref, hit_rate, judged, mrr, ndcg, precision, rbp, recall, rprec
+from . import (
+    alpha_ndcg,
+    average_precision,
+    bpref,
+    err,
+    hit_rate,
+    infap,
+    judged,
+    mrr,
+    ncg,
+    ndcg,
+    ndcg_burges,
+    precision,
+    rbp,
+    recall,
+    rprec,
+    set_f,
+    set_precision,
+    set_recall,
+)
 from .measure import Measure
 
 MEASURES: tuple[Measure, ...] = (
@@ -17,6 +36,14 @@ MEASURES: tuple[Measure, ...] = (
     bpref.MEASURE,
     rprec.MEASURE,
     rbp.MEASURE,
+    infap.MEASURE,
+    set_precision.MEASURE,
+    set_recall.MEASURE,
+    set_f.MEASURE,
+    ncg.MEASURE,
+    ndcg_burges.MEASURE,
+    err.MEASURE,
+    alpha_ndcg.MEASURE,
 )
 _BY_NAME = {m.name: m for m in MEASURES}
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..base.files import MiB, read_regular
-from ..base.findings import Finding, Severity, declare, finding
+from ..base.findings import Finding, Fix, Severity, TextEdit, declare, finding
 from ..base.text import LineIndex, Span, decode
 from ..chunks import ChunkRule, rule_problem
 from ..coverage.judgments import KINDS, Judgments
@@ -359,9 +359,28 @@ def config_from_mapping(
                 parse_metric(name, k=1)  # any k: `recall` and `recall@k` take the golden set's
             except ValueError as exc:
                 bad("metrics", str(exc))
+                problems[-1] = _metric_fixes(problems[-1], text, name, exc)
                 del values["metrics"]
                 break
     return replace(base, findings=tuple(problems), **values)
+
+
+def _metric_fixes(found: Finding, text: str, name: str, exc: ValueError) -> Finding:
+    """An unknown metric's finding on the name where it is written, quoted, after the `metrics`
+    key, with a quick fix per closest name (not found there: as it was, on the key)."""
+    closest = getattr(exc, "closest", ())
+    if not closest or not found.span.end:
+        return found
+    start = min(
+        (i for q in "\"'" if (i := text.find(f"{q}{name}{q}", found.span.start)) >= 0), default=-1
+    )
+    if start == -1:
+        return found
+    span = Span(start + 1, start + 1 + len(name))
+    fixes = tuple(
+        Fix(f"Change to {c}", (TextEdit(span, c),), preferred=i == 0) for i, c in enumerate(closest)
+    )
+    return replace(found, span=span, fixes=fixes)
 
 
 def _shown(key: object) -> str:

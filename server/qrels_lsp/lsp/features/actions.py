@@ -76,6 +76,25 @@ async def _judge_next(
     return out
 
 
+def _config_fixes(
+    session: Session, uri: str, params: types.CodeActionParams
+) -> list[types.CodeAction] | None:
+    """The quick fixes of the configuration file's own findings (an unknown metric's closest
+    names), which no analysis holds: the diagnostics of that file are the configuration's."""
+    source = session.config.source
+    if source is None or uri_of(source) != uri:
+        return None
+    pos = session.positions(uri)
+    span = pos.span(params.range)
+    actions = []
+    for f in session.config.findings:
+        if f.span.start <= span.end and span.start <= f.span.end:
+            diag = _match(params.context.diagnostics, f, pos) or diagnostic(f, pos, uri, {})
+            for fix in f.fixes:
+                actions.append(code_action(fix, diag, edit_of(session, uri, pos, list(fix.edits))))
+    return actions or None
+
+
 def register(server: LanguageServer, state: State) -> None:
     _register_actions(server, state)
     _register_rename(server, state)
@@ -95,7 +114,7 @@ def _register_actions(server: LanguageServer, state: State) -> None:
         session, uri = state.session, params.text_document.uri
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
-            return None
+            return _config_fixes(session, uri, params)
         pos = session.positions(uri, analysis.text)
         span, only = pos.span(params.range), params.context.only
         actions: list[types.CodeAction] = []
