@@ -12,7 +12,6 @@ from conftest import TEST_DATA, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qrels_lsp.core.formats.corpus import Corpus, Document, load_corpus
-from qrels_lsp.core.search import bm25
 from qrels_lsp.core.search import index_cache
 from qrels_lsp.core.search.bm25 import BM25Index, build_index
 from qrels_lsp.core.search.index_cache import cache_path, load_or_build
@@ -207,7 +206,9 @@ def test_cache_roundtrip(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     built = load_or_build(corpus, cache)
     assert built is not None and cache_path(corpus, cache).is_file()
-    cached = index_cache._read_cache(cache_path(corpus, cache), index_cache.cache_key(corpus), corpus.ids)
+    cached = index_cache._read_cache(
+        cache_path(corpus, cache), index_cache.cache_key(corpus), corpus.ids
+    )
     assert cached is not None
     assert cached.vocab == built.vocab
     for name in ("idf", "offsets", "post_docs", "post_tf", "doc_len"):
