@@ -10,11 +10,12 @@ Line breaks are ``\\n``, ``\\r\\n`` and a lone ``\\r``, as the LSP specification
 from __future__ import annotations
 
 import bisect
-import re
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+from .patterns import LINE_BREAK
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
@@ -34,9 +35,6 @@ class Span:
         return Span(self.start + delta, self.end + delta)
 
 
-_BREAK = re.compile(r"\r\n?|\n")
-
-
 def _line_starts(text: str) -> array[int]:
     """Where each line starts: after ``\\n``, ``\\r\\n`` or a lone ``\\r``. Files whose breaks
     all end in ``\\n`` (LF, CRLF) are scanned with ``str.find``; the rest with one regex pass, not
@@ -52,7 +50,7 @@ def _line_starts(text: str) -> array[int]:
             starts.append(i + 1)
             i = find("\n", i + 1)
         return starts
-    starts.extend(m.end() for m in _BREAK.finditer(text))
+    starts.extend(m.end() for m in LINE_BREAK.finditer(text))
     return starts
 
 

@@ -8,13 +8,13 @@ with the same functions below, so a finding reads the same whichever path read t
 
 from __future__ import annotations
 
-import re
 import sys
 from array import array
 from collections.abc import Sequence
 from math import isfinite
 
 from ..base.findings import Related
+from ..base.patterns import FLOAT_12
 from ..base.text import Span
 from ..metrics import trec_eval_order
 from ..model import Docs, Ranking, Ref, Retrieved, Run
@@ -197,12 +197,11 @@ def name_written(text: str) -> str | None:
 
 # YAML 1.2 / JSON floats such as `1e-05` (what json.dumps and most YAML 1.2 emitters write for
 # small scores) are text to YAML 1.1's resolver, which wants a dot: read them as numbers anyway.
-_FLOAT_12 = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 
 
 def _score(p: ShapeReader, node: YNode) -> float | None:
     if isinstance(node, YScalar) and (
-        node.type in ("int", "float") or (node.plain and _FLOAT_12.fullmatch(node.value))
+        node.type in ("int", "float") or (node.plain and FLOAT_12.fullmatch(node.value))
     ):
         try:
             return float(node.value.replace("_", ""))

@@ -5,11 +5,11 @@ per-line objects, the same values in the same order as the full parser."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..base.findings import Finding, Related, Severity, declare, finding
+from ..base.patterns import BLANK_RUN
 from ..base.text import Span
 from ..metrics import order_by_score, trec_eval_order
 from ..model import Ranking, Retrieved, Run
@@ -317,7 +317,7 @@ def trec_run_tag(text: str) -> str | None:
 
 def run_tag(name: str, default: str = "run") -> str:
     """A name as a TREC run's tag column: one field (whitespace becomes ``_``)."""
-    return re.sub(r"\s+", "_", name) or default
+    return BLANK_RUN.sub("_", name) or default
 
 
 def run_lines(qid: str, ranked: Iterable[tuple[str, float]], tag: str) -> Iterator[str]:

@@ -8,7 +8,6 @@ each becomes a located finding (QR401/QR402) and the default is used in its plac
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -17,6 +16,7 @@ from typing import Any, Literal
 
 from ..base.files import MiB, read_regular
 from ..base.findings import Finding, Severity, declare, finding
+from ..base.patterns import SETTING_LINE, TOML_ERROR_PLACE, TOOL_TABLE
 from ..base.text import LineIndex, Span, decode
 from ..chunks import ChunkRule, rule_problem
 from ..coverage.judgments import KINDS, Judgments
@@ -191,16 +191,13 @@ def parse_config_text(text: str, path: Path, *, trusted: bool = True) -> Config:
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("qrels-lsp", {})
         # Locate bad keys inside [tool.qrels-lsp], not in an earlier table with the same key.
-        header = _TOOL_TABLE.search(text)
+        header = TOOL_TABLE.search(text)
         search_from = header.end() if header else 0
     return config_from_mapping(data, base, text, search_from=search_from, trusted=trusted)
 
 
-_TOOL_TABLE = re.compile(r'(?m)^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*"?qrels-lsp"?[ \t]*\]')
-
-
 def _toml_error(text: str, exc: Exception) -> Finding:
-    match = re.search(r"line (\d+), column (\d+)", str(exc))
+    match = TOML_ERROR_PLACE.search(str(exc))
     offset = 0
     if match:
         offset = LineIndex(text).offset(int(match.group(1)) - 1, int(match.group(2)) - 1)
@@ -222,11 +219,11 @@ def _at(
     if key:
         # Blanks, not \s: \s* spans line breaks, so a key that is not there made the search
         # quadratic over blank lines (20,000 of them: 3 s).
-        pattern = re.compile(rf"(?m)^[ \t]*\"?{re.escape(key)}\"?[ \t]*=")
-        match = pattern.search(text, search_from)
-        if match:
-            start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
-            span = Span(start, start + len(key))
+        for match in SETTING_LINE.finditer(text, search_from):
+            if key in (match.group(1), match.group(2)):
+                start = match.start(1) if match.group(1) is not None else match.start(2)
+                span = Span(start, start + len(key))
+                break
     return finding(code, span, message)
 
 
