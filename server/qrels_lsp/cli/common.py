@@ -40,6 +40,22 @@ def positive_option(value: int | None, option: str) -> None:
         raise UsageError(f"{option} must be a positive integer, at most 2^53 ({INT_LIMIT:,})")
 
 
+def no_overlong_text(args: argparse.Namespace, argv: Sequence[str]) -> None:
+    """Every text given on the command line (a name, a list of metrics or codes, a path) at most
+    4,096 characters (``core/base/caps.py``): a longer one is a mistake or an attack, and would
+    cost every message and search that reads it."""
+    from ..core.base.caps import MAX_SETTING, too_long
+
+    for dest, value in vars(args).items():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, (str, Path)) and len(str(item)) > MAX_SETTING:
+                option = "--" + dest.replace("_", "-")
+                name = (
+                    option if any(a.startswith(option) for a in argv) else f"the argument `{dest}`"
+                )
+                raise UsageError(too_long(name, len(str(item)), MAX_SETTING))
+
+
 def allow_outside(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow-outside",

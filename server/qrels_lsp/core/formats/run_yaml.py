@@ -13,6 +13,7 @@ from array import array
 from collections.abc import Sequence
 from math import isfinite
 
+from ..base.caps import MAX_ID
 from ..base.findings import Related
 from ..base.patterns import FLOAT_12
 from ..base.text import Span
@@ -52,8 +53,9 @@ def parse_run_yaml_tree(text: str) -> Run:
         refs = p.refs(top["qrels"][1], "`qrels`")
         run.qrels = refs[0] if refs else None
     if "name" in top:
-        run.name = p.string(top["name"][1], "`name`")
-        run.name_span = top["name"][1].span
+        node = top["name"][1]
+        run.name = p.capped(p.string(node, "`name`"), node.span, MAX_ID, "The run's name")
+        run.name_span = node.span
     if "description" in top:
         p.string(top["description"][1], "`description`")
     if "results" in top:
@@ -77,7 +79,8 @@ def _from_layout(text: str, layout: run_yaml_lines.Layout) -> Run:
     if "qrels" in top:
         run.qrels = Ref(*top["qrels"])
     if "name" in top:
-        run.name, run.name_span = top["name"]
+        name, run.name_span = top["name"]
+        run.name = p.capped(name, run.name_span, MAX_ID, "The run's name")
     run.results_span = layout.results
     for e in layout.entries:
         assert e.starts is not None and e.value is not None
@@ -191,7 +194,7 @@ def name_written(text: str) -> str | None:
     top = run_yaml_lines.top_values(text)
     if top is not None:
         found = top.get("name")
-        return found[0] if found is not None else None
+        return found[0] if found is not None and len(found[0]) <= MAX_ID else None
     return parse_run_yaml_tree(text).name
 
 

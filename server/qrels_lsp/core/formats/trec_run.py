@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from ..base.caps import MAX_ID
 from ..base.findings import Finding, Related, Severity, declare, finding
 from ..base.patterns import BLANK_RUN
 from ..base.text import Span
@@ -310,7 +311,7 @@ def trec_run_tag(text: str) -> str | None:
         if not is_comment(line):
             fields: list[str] = FIELD.findall(line)
             if len(fields) >= 6:
-                return fields[5]
+                return fields[5] if len(fields[5]) <= MAX_ID else None
         end = start - 1
     return None
 

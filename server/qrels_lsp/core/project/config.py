@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ..base.caps import MAX_METRIC_NAME, MAX_SETTING, too_long
 from ..base.files import MiB, read_regular
 from ..base.findings import Finding, Severity, declare, finding
 from ..base.patterns import SETTING_LINE, TOML_ERROR_PLACE, TOOL_TABLE
@@ -36,6 +37,13 @@ declare(
     Severity.WARNING,
     "config",
     "A configuration key that is not defined.",
+)
+declare(
+    "QR403",
+    "config-too-long",
+    Severity.ERROR,
+    "config",
+    "A setting's text longer than its cap (4,096 characters; 200 for a metric): the default is used.",
 )
 
 
@@ -272,6 +280,12 @@ def config_from_mapping(
                     )
                 )
             continue
+        longest = _longest_text(value)
+        cap = MAX_METRIC_NAME if key == "metrics" else MAX_SETTING
+        if longest > cap:
+            message = f"`{key}`: {too_long('a value', longest, cap)}. The default is used."
+            problems.append(_at(where, text, message, key, "QR403", search_from))
+            continue
         if key in ("k", "relevance_level", "pool_depth"):
             positive = key != "relevance_level"
             low = 1 if positive else -INT_LIMIT
@@ -359,6 +373,23 @@ def _shown(key: object) -> str:
     text = str(key)
     text = "".join(c if c.isprintable() else "?" for c in text[:80])
     return text + ("…" if len(str(key)) > 80 else "")
+
+
+def _longest_text(value: Any, budget: int = 100_000) -> int:
+    """The length of the longest string in a setting's value (its lists and tables walked, keys
+    included, up to ``budget`` items: other checks refuse a value that large)."""
+    longest, todo = 0, [value]
+    while todo and budget > 0:
+        budget -= 1
+        item = todo.pop()
+        if isinstance(item, str):
+            longest = max(longest, len(item))
+        elif isinstance(item, list):
+            todo.extend(item[:budget])
+        elif isinstance(item, dict):
+            todo.extend(list(item)[:budget])
+            todo.extend(list(item.values())[:budget])
+    return longest
 
 
 def _fraction(value: Any) -> bool:
