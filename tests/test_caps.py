@@ -170,3 +170,43 @@ def test_a_metric_over_its_cap_exits_2(tmp_path: Path) -> None:
     write(tmp_path / "g.qrels.yaml", "queries:\n  q1:\n    relevant: [d1]\n")
     r = qrels_lsp("score", "g.qrels.yaml", "--metrics", "ndcg" + " " * 194 + "@10", cwd=tmp_path)
     assert r.returncode == 2 and "more than the 200" in r.stderr
+
+
+# -- what a hostile value costs downstream -------------------------------------------------------
+
+
+def test_a_message_quoting_a_megabyte_shows_its_start_and_end() -> None:
+    from qrels_lsp.core.base.caps import MAX_MESSAGE
+    from qrels_lsp.core.formats.trec_run import parse_trec_run
+
+    qid = "q" * (1 << 20)
+    run = parse_trec_run(f"{qid} Q0 d1 1 2.0 t\n{qid} Q0 d1 2 1.0 t\n")
+    (found,) = [f for f in run.findings if qid[:100] in f.message]
+    assert len(found.message) <= MAX_MESSAGE and " characters) … " in found.message
+    assert found.message.startswith("document d1 is retrieved twice for query qqq")
+    assert found.message.endswith(
+        "the first occurrence is scored (trec_eval refuses the run): remove one"
+    )
+
+
+def test_line_starts_of_a_megabyte_of_undecodable_bytes() -> None:
+    """The vectorised line index copies the text as 32-bit code points: the codec's
+    surrogatepass took a second per megabyte of lone surrogates (a TREC file's invalid bytes)."""
+    from qrels_lsp.core.base.text import _line_starts_vectorised
+
+    text = "a\n" + "\udcff\udcfe" * (1 << 19) + "\nb😀\nc"
+    assert list(_line_starts_vectorised(text)) == [0, 2, len(text) - 4, len(text) - 1]
+
+
+def test_a_run_naming_a_golden_set_longer_than_a_file_name_is_a_finding(tmp_path: Path) -> None:
+    """pathlib's is_file() raised on a name too long for the system: every command, and the
+    server's analysis of the run, stopped with a traceback."""
+    from qrels_lsp.core.base.boundary import Boundary
+    from qrels_lsp.core.project.analysis import Project
+    from qrels_lsp.core.project.config import Config
+
+    write(tmp_path / "g.qrels.yaml", "queries:\n  q1:\n    relevant: [d1]\n")
+    run = write(tmp_path / "a.run.yaml", f"qrels: {'n' * 300}.yaml\nresults:\n  q1: [d1]\n")
+    project = Project(Config(root=tmp_path), boundary=Boundary.of([tmp_path]))
+    analysis = project.analyse(run)
+    assert any("does not exist" in f.message for f in analysis.findings)

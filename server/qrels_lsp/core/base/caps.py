@@ -18,6 +18,17 @@ MAX_QUESTION = 64 * 1024
 """A question's text."""
 MAX_SETTING = 4096
 """A setting's text: a glob, a path, a run's name, a check code."""
+MAX_MESSAGE = 4096
+"""A finding's message: one that quotes a hostile value (a TREC run's megabyte id) shows its
+start and its end, not megabytes in every diagnostic, log line and pop-up."""
+
+
+def shortened(message: str) -> str:
+    """``message`` within :data:`MAX_MESSAGE` characters: its middle cut out."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    cut = len(message) - MAX_MESSAGE + 60
+    return f"{message[: MAX_MESSAGE - 1060]} … ({cut:,} characters) … {message[-1000:]}"
 
 
 def too_long(what: str, length: int, cap: int) -> str:

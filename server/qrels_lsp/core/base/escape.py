@@ -51,6 +51,25 @@ def _visible(c: str, backslash: str = "\\\\") -> str:
     return _escape_char(c)
 
 
+class _Visible(dict[int, str]):
+    """What :func:`_visible` makes of each character, for ``str.translate``: the characters of
+    a text are looked up in C, and each one described once (a megabyte of escaped characters
+    took 4 s through a Python loop, 0.3 s so)."""
+
+    def __init__(self, backslash: str) -> None:
+        super().__init__()
+        self.backslash = backslash
+
+    def __missing__(self, code: int) -> str:
+        value = _visible(chr(code), self.backslash)
+        if len(self) < 65_536:  # (one entry per character met: bounded)
+            self[code] = value
+        return value
+
+
+_VISIBLE = {"\\\\": _Visible("\\\\"), "\\": _Visible("\\")}
+
+
 def for_log(text: str) -> str:
     """``text`` as one inert piece of a line of plain text: every control, format and line-separator
     character written as an escape (``\\n`` -> ``\\x0a``, U+202E -> ``\\u202e``, a backslash
@@ -61,7 +80,7 @@ def for_log(text: str) -> str:
 
 def _inert(text: str, backslash: str) -> str:
     if "\\" in text or not text.isprintable():  # (the common case is neither: left as it is)
-        text = "".join(_visible(c, backslash) for c in text)
+        text = text.translate(_VISIBLE.get(backslash) or _Visible(backslash))
     if "##[" in text:
         text = text.replace("##[", "#\\x23[")
     stripped = text.lstrip()  # GitHub's runner trims Unicode whitespace before ``::``

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ..base.boundary import Boundary
-from ..base.files import TOO_LARGE, read_regular, read_text, resolve
+from ..base.files import TOO_LARGE, is_file, read_regular, read_text, resolve
 from ..base.findings import Finding, Severity, declare, dropping, finding
 from ..base.globs import expand, has_magic
 from ..base.text import Span, decode, forget_line_indexes
@@ -652,7 +652,7 @@ class Project:
         if qrels is None:
             return None
         target = self.boundary.resolve(resolve(run_path).parent / qrels.value)
-        return target if target is not None and target.is_file() else None
+        return target if target is not None and is_file(target) else None
 
     def _golden_beside(self, run_path: Path) -> tuple[str, ...]:
         """The golden sets in a run's own folder, by file name (what its `qrels:` would say)."""
@@ -666,7 +666,7 @@ class Project:
             target = self.boundary.resolve(resolved.parent / run.qrels.value)
             if target is None:
                 return None, self.boundary.refusal(run.qrels.value)
-            if not target.is_file() and self.read(target)[0] is None:
+            if not is_file(target) and self.read(target)[0] is None:
                 return None, f"`qrels: {run.qrels.value}` does not exist (looked for {target})."
             return target, None
         for binding in self.config.qrels:
