@@ -202,8 +202,8 @@ def test_a_run_naming_a_golden_set_longer_than_a_file_name_is_a_finding(tmp_path
     """pathlib's is_file() raised on a name too long for the system: every command, and the
     server's analysis of the run, stopped with a traceback."""
     from qrels_lsp.core.base.boundary import Boundary
-    from qrels_lsp.core.project.analysis import Project
     from qrels_lsp.core.project.config import Config
+    from qrels_lsp.core.project.project import Project
 
     write(tmp_path / "g.qrels.yaml", "queries:\n  q1:\n    relevant: [d1]\n")
     run = write(tmp_path / "a.run.yaml", f"qrels: {'n' * 300}.yaml\nresults:\n  q1: [d1]\n")
