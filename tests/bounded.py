@@ -37,6 +37,7 @@ class Bounded:
     stderr: str
     seconds: float
     peak_bytes: int
+    cpu_seconds: float = 0.0
 
 
 def run_bounded(
@@ -47,9 +48,20 @@ def run_bounded(
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
     stdin: str | None = None,
+    cpu: bool = False,
+    timeout: float | None = None,
 ) -> Bounded:
     """Run ``args`` to completion; fail the test when it runs past ``seconds`` (it is killed at
-    three times that, so a hang fails fast) or its peak RSS passes ``peak_bytes``."""
+    three times that, so a hang fails fast) or its peak RSS passes ``peak_bytes``.
+
+    With ``cpu``, ``seconds`` bounds the processor time the command used (a runaway regex or an
+    expansion bomb burns it), not the wall clock, which a machine shared with other work
+    stretches; the command is then killed at six times ``seconds`` of wall time (a read that
+    blocks burns none).
+
+    With ``timeout``, no duration is asserted: the command is killed at ``timeout`` seconds of
+    wall time, and that is the failure (a test of hostile input, where a bound measured on a busy
+    machine would be flaky and a backtracking pattern overshoots any generous one by hours)."""
     start = time.monotonic()
     report_fd, write_fd = os.pipe()
     try:
@@ -84,7 +96,7 @@ def run_bounded(
         except BrokenPipeError:
             pass
     killed = False
-    deadline = start + 3 * seconds
+    deadline = start + (timeout if timeout is not None else (6 if cpu else 3) * seconds)
     while proc.poll() is None:
         if time.monotonic() > deadline:
             os.killpg(proc.pid, signal.SIGKILL)  # the launcher and the command: one session
@@ -102,10 +114,16 @@ def run_bounded(
         out.get("stderr", b"").decode("utf-8", "replace"),
         elapsed,
         int(report["peak_rss_mb"] * 2**20),
+        float(report.get("cpu_s", 0.0)),
     )
-    what = " ".join(str(a) for a in args)[:200]
-    assert not killed, f"{what}: still running after {3 * seconds:.0f} s (killed)"
-    assert elapsed <= seconds, f"{what}: took {elapsed:.1f} s, more than {seconds:.0f} s"
+    what = " ".join(str(a) if len(str(a)) < 100 else f"<{len(str(a)):,} characters>" for a in args)[
+        :300
+    ]
+    assert not killed, f"{what}: still running after {deadline - start:.0f} s (killed)"
+    used, clock = (result.cpu_seconds, "of processor time") if cpu else (elapsed, "")
+    assert timeout is not None or used <= seconds, (
+        f"{what}: took {used:.1f} s {clock}, more than {seconds:.0f} s"
+    )
     assert result.peak_bytes <= peak_bytes, (
         f"{what}: peak memory {result.peak_bytes / 2**20:.0f} MiB, "
         f"more than {peak_bytes / 2**20:.0f} MiB"

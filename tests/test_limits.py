@@ -325,14 +325,13 @@ def test_the_vocabulary_stops_at_its_limit_and_says_so() -> None:
 def test_completion_on_a_line_of_a_million_blanks_is_linear() -> None:
     """yamlcontext's end of a block value: a run of blanks with no `#` after it used to be tried
     from every blank (a 1M-character line hung completion)."""
-    from qrels_lsp.core.formats.yaml.context import _BLOCK_VALUE_END
+    from qrels_lsp.core.formats.yaml.context import _strip_value
 
-    line = "relevant: a" + " " * 1_000_000 + "b"
+    value = "a" + " " * 1_000_000 + "b"
     began = time.monotonic()
-    match = _BLOCK_VALUE_END.search(line)
-    assert match is not None and match.start() == len(line)
+    assert _strip_value(value) == value
     assert time.monotonic() - began < 5.0  # the robustness bound; quadratic took minutes
-    assert _BLOCK_VALUE_END.search("x  # c").start() == 1  # a comment still ends the value
+    assert _strip_value("x  # c") == "x"  # a comment still ends the value
 
 
 def test_a_missing_key_is_located_in_linear_time(tmp_path: Path) -> None:

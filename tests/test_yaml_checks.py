@@ -138,6 +138,7 @@ def test_every_yaml_code_has_a_fixture() -> None:
     covered = {c for c, _ in GOLDEN_CASES} | {c for c, *_ in RUN_CASES}
     # Corpus- and file-dependent codes are tested through Project below.
     covered |= {"QR106", "QR109", "QR110", "QR111", "QR206", "QR207"}
+    covered.add("QR007")  # ids, questions, tags, names over their caps: tests/test_caps.py
     covered.add("QR112")  # the workspace boundary: tests/test_boundary.py
     covered.add("QR113")  # a corpus cut by a limit: tests/test_hostile_core.py
     covered.add("QR114")  # clashing stems in a folder corpus: tests/test_formats_users_have.py

@@ -31,6 +31,7 @@ _, status, usage = os.wait4(pid, 0)
 os.write(report, json.dumps({
     "wall_s": time.perf_counter() - t0,
     "peak_rss_mb": usage.ru_maxrss / 1024,
+    "cpu_s": usage.ru_utime + usage.ru_stime,
     "exit": os.waitstatus_to_exitcode(status),
 }).encode())
 """

@@ -3,6 +3,7 @@ and the parser-level checks each mutated input goes through."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import tempfile
@@ -192,3 +193,54 @@ def check_corpus_jsonl(rng: random.Random) -> str:
     for parse in (parse_queries_jsonl, parse_queries_tsv, parse_trec_topics):
         assert_spans_in(text, parse(text).findings)
     return text
+
+
+def hostile_settings(rng: random.Random, keys: tuple[str, ...] | None = None) -> dict[str, object]:
+    """Settings as an editor may send them (JSON: strings, numbers, lists, objects, null), a few
+    keys of the configuration (or unknown ones) each holding hostile text or the wrong shape."""
+    from qrels_lsp.core.project.config import SETTINGS
+
+    from .mutate import hostile_text
+
+    pool = list(keys if keys is not None else SETTINGS)
+
+    def value(depth: int = 0) -> object:
+        pick = rng.randrange(9 if depth < 2 else 5)
+        if pick == 0:
+            return hostile_text(rng)
+        if pick == 1:
+            return rng.choice([0, -1, 2**63, 10**400 if rng.random() < 0.5 else 1e308, 0.5])
+        if pick == 2:
+            return rng.choice([True, False, None, "", "path", "stem", "pooled", "rrf"])
+        if pick == 3:
+            return rng.choice(["recall@5", "**/*.yaml", "bm25", "#", "(?P<doc>.+)#", "QR110"])
+        if pick == 4:
+            return hostile_text(rng)[:5_000]
+        if pick in (5, 6):
+            return [value(depth + 1) for _ in range(rng.randint(0, 4))]
+        keys_here = ["path", "runs", "name", "method", "separator", "pattern", "corpus", "k"]
+        return {rng.choice(keys_here): value(depth + 1) for _ in range(rng.randint(0, 4))}
+
+    out: dict[str, object] = {}
+    for _ in range(rng.randint(1, 5)):
+        key = rng.choice(pool) if rng.random() < 0.9 else hostile_text(rng)[:3000]
+        out[key] = value()
+    return out
+
+
+def check_settings(rng: random.Random) -> str:
+    """Hostile settings from an editor give findings (their values capped), never an exception;
+    the metric names among them are read by the metric parser the same way."""
+    from qrels_lsp.core.metrics import parse_metric
+    from qrels_lsp.core.project.config import Config, config_from_mapping
+
+    settings = hostile_settings(rng)
+    config = config_from_mapping(settings, Config(root=Path("/nonexistent")))
+    for f in config.findings:
+        assert len(f.message) < 20_000, "a finding quotes a whole hostile value"
+    metrics = settings.get("metrics")
+    for name in metrics if isinstance(metrics, list) else []:
+        if isinstance(name, str):
+            with contextlib.suppress(ValueError):
+                parse_metric(name, 5)
+    return repr(settings)[:2000]

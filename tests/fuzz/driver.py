@@ -94,6 +94,7 @@ class Server:
     command: Sequence[str] = tuple(SERVER)
     env: dict[str, str] | None = None
     init_options: Any = None
+    configuration: Any = None  # the `qrels` settings answered to workspace/configuration
     secret: str | None = None  # text outside the workspace: no answer may hold it
     client: LanguageClient = field(init=False)
     encoding: str = field(init=False, default="utf-16")
@@ -136,6 +137,8 @@ class Server:
         def _register(ls: LanguageClient, params: types.RegistrationParams) -> None:
             return None
 
+        if self.configuration is not None:
+            client.set_configuration(self.configuration, section="qrels")
         env = dict(os.environ, **(self.env or {}))
         await client.start_io(*self.command, env=env)
         if client._stderr_forwarder is not None:  # keep the server's stderr, do not echo it
@@ -186,6 +189,19 @@ class Server:
     def notify(self, method: str, params: Any) -> None:
         async def go() -> None:
             self.client.protocol.notify(method, params)
+
+        self.run(go())
+
+    def configure(self, settings: Any, push: bool = False) -> None:
+        """Answer ``settings`` to workspace/configuration from now on, and say they changed: the
+        server pulls them, or (``push``) finds them in the notification."""
+
+        async def go() -> None:
+            self.client.set_configuration(settings, section="qrels")
+            self.client.protocol.notify(
+                types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                types.DidChangeConfigurationParams(settings={"qrels": settings} if push else None),
+            )
 
         self.run(go())
 

@@ -111,6 +111,60 @@ TREC_SNIPPETS = [
 
 Mutator = Callable[[random.Random, str], str]
 
+# Names, ids, settings and paths of hostile length: runs of what made patterns backtrack and
+# parsers recurse, from a few hundred characters to a megabyte (rarely: each is slow to send).
+HOSTILE_UNITS = [" ", "(", "[", "{", "\t", "#", "😀", "a", "\\", ":", "'", "*", "?", ".", "-"]
+HOSTILE_UNITS += ["\u00a0", "a ", "( ", "1.", "_", "/", "%", "\r", "<top>", "::"]
+
+
+def hostile_text(rng: random.Random) -> str:
+    """``"a" + a run of one or two hostile characters + a near-miss``: 300 characters to 1 MiB."""
+    size = rng.choice([300, 1_100, 5_000, 70_000]) if rng.random() > 0.03 else 1 << 20
+    unit = rng.choice(HOSTILE_UNITS) + (rng.choice(HOSTILE_UNITS) if rng.random() < 0.3 else "")
+    head = rng.choice(["", "a", "recall", "P_", "q"])
+    return head + unit * (size // len(unit)) + rng.choice(["", "x", ")", "]", "@5", "\x00"])
+
+
+def _long_name(rng: random.Random, text: str) -> str:
+    """A word-like token (an id, a run's name, a tag, a metric, a path) made hostile and long."""
+    tokens = list(re.finditer(r"[\w./@-]+", text))
+    if not tokens:
+        return text + hostile_text(rng)
+    t = rng.choice(tokens)
+    return text[: t.start()] + hostile_text(rng) + text[t.end() :]
+
+
+def _long_yaml_field(rng: random.Random, text: str) -> str:
+    """A field a golden set or run names things with, holding a long hostile value (quoted or
+    plain; a key longer than YAML's 1,024 characters written explicitly, ``? key``)."""
+    value = hostile_text(rng)
+    shown = json_quoted(value) if rng.random() < 0.5 else value
+    line = rng.choice(
+        [
+            f"name: {shown}\n",
+            f"compare_to: {shown}\n",
+            f"description: {shown}\n",
+            f"qrels: {shown}\n",
+            f"corpus: {shown}\n",
+            f"runs: [{shown}]\n",
+            f"  ? {shown}\n  : [kb/x.md]\n",
+            f"    question: {shown}\n",
+            f"    tags: [{shown}]\n",
+            f"    relevant: [{shown}]\n",
+            f"fusions: [{{name: {shown}, method: rrf, runs: [bm25, {shown}]}}]\n",
+            f"chunks: {{separator: {shown}}}\n",
+        ]
+    )
+    lines = [x for x in _lines(text) if x]
+    at = rng.randint(0, len(lines))
+    return "".join([*lines[:at], line, *lines[at:]])
+
+
+def json_quoted(text: str) -> str:
+    import json
+
+    return json.dumps(text, ensure_ascii=False)
+
 
 def _lines(text: str) -> list[str]:
     return re.split(r"(?<=\n)|(?<=\r)(?!\n)", text)
@@ -217,6 +271,8 @@ YAML_MUTATORS: list[Mutator] = [
     _truncate,
     _grades,
     _non_ascii,
+    _long_name,
+    _long_yaml_field,
 ]
 TREC_MUTATORS: list[Mutator] = [
     _char,
@@ -227,6 +283,7 @@ TREC_MUTATORS: list[Mutator] = [
     _line_breaks,
     _truncate,
     _non_ascii,
+    _long_name,
 ]
 TOML_SNIPPETS = [
     "k = 0\n",
@@ -247,7 +304,28 @@ TOML_SNIPPETS = [
     'corpus = "../outside"\n',
     'path = "\\u0000"\n',
 ]
-TOML_MUTATORS: list[Mutator] = [_char, _line, _snippet(TOML_SNIPPETS), _swap_token, _truncate]
+
+
+def _long_setting(rng: random.Random, text: str) -> str:
+    """A key of the configuration (or an unknown one) holding long hostile text, in each shape a
+    setting takes: a string, a list, a table."""
+    from qrels_lsp.core.project.config import SETTINGS
+
+    value = json_quoted(hostile_text(rng)[: 1 << 19])
+    key = rng.choice([*SETTINGS, json_quoted(hostile_text(rng)[:2000])])
+    shape = rng.choice([value, f"[{value}]", f"{{path = {value}, runs = [{value}]}}"])
+    return text + f"\n{key} = {shape}\n"
+
+
+TOML_MUTATORS: list[Mutator] = [
+    _char,
+    _line,
+    _snippet(TOML_SNIPPETS),
+    _swap_token,
+    _truncate,
+    _long_name,
+    _long_setting,
+]
 
 
 def mutate(rng: random.Random, text: str, mutators: list[Mutator], rounds: int = 0) -> str:

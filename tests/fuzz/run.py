@@ -3,12 +3,20 @@
 Targets:
 - parsers: mutated golden sets, run YAML, TREC qrels and runs, BEIR qrels, topics, JSONL corpora
   and configuration files through their parsers and checks (and every fix a finding offers,
-  applied and re-parsed); each must return, never raise, with every span inside the text.
+  applied and re-parsed); each must return, never raise, with every span inside the text. And
+  settings as an editor sends them (every key, hostile text or the wrong shape in each).
+- cli: the command line on a mutated checkout, with hostile names given to its options and
+  outputs aimed at symlinks, FIFOs, folders, paths outside and paths too long (``cli.py``).
 - server: the real server over stdio, replaying VS Code, Neovim 0.11, Emacs 29 and a
   pull-diagnostics client; each input is opened (didOpen), replaced by another mutation
   (didChange), then every request the server supports is sent (see ``exercise.py``); now and then
-  the configuration file on disk is mutated and announced as changed. The server must answer
-  every request without an internal error, log no error, print no traceback and stay alive.
+  the configuration file on disk is mutated and announced as changed, or hostile settings are
+  answered to workspace/configuration (or pushed), and a third of the servers start with them
+  as initializationOptions. The server must answer every request without an internal error, log
+  no error, print no traceback and stay alive.
+
+Among the mutations: names, ids, tags, metrics, paths and settings of hostile length (300
+characters to a megabyte of what made patterns backtrack: ``mutate.hostile_text``).
 
 A failing input is written to ``--out`` with the seed of its iteration, and the run goes on.
 The summary lists inputs tried and failures per target; the exit code is 1 if anything failed.
@@ -30,7 +38,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: for `fuzz` and `lsp`
 
 from lsprotocol import types
+from qrels_lsp.core.project.config import SETTINGS
 
+from fuzz import cli
 from fuzz.corpus import (
     CONFIG,
     EXAMPLES,
@@ -39,6 +49,8 @@ from fuzz.corpus import (
     check_config,
     check_corpus_jsonl,
     check_parsers,
+    check_settings,
+    hostile_settings,
 )
 from fuzz.driver import PROFILES, Server
 from fuzz.exercise import Broken, exercise
@@ -64,6 +76,7 @@ def fuzz_parsers(
     checks: dict[str, Callable[[random.Random], str | None]] = {
         **{f.name: (lambda rng, f=f: check_parsers(rng, f)) for f in SEEDS},
         "config": check_config,
+        "settings": check_settings,
         "corpus-jsonl": check_corpus_jsonl,
     }
     i = 0
@@ -90,6 +103,7 @@ def fuzz_parsers(
             return
 
 
+START_KEYS = tuple(k for k in SETTINGS if k != "allow_outside")
 SECRET = "secret-outside-the-workspace-7f3a"
 """Written in files beside the workspace: an answer that holds it read outside the boundary."""
 
@@ -146,7 +160,18 @@ def fuzz_server(
         ):
             profile = PROFILES[i % len(PROFILES)]
             root = _workspace(base)
-            server = Server(root, profile, secret=SECRET)
+            # A third of the servers start with hostile settings, as start-up options and as the
+            # answer to workspace/configuration (all but allow_outside, which widens what may be
+            # read). Such settings may say a file is not ours: its diagnostics are not waited for.
+            start = random.Random(seed * 1_000_033 + i)
+            hostile = hostile_settings(start, START_KEYS) if start.random() < 0.3 else None
+            server = Server(
+                root,
+                profile,
+                secret=SECRET,
+                init_options={"qrels": hostile} if hostile is not None else None,
+                configuration=hostile,
+            )
             tally = tallies.setdefault(f"server:{profile}", Tally())
             try:
                 # A few dozen inputs per server process, so state accumulates across edits.
@@ -168,19 +193,23 @@ def fuzz_server(
                     config = (
                         mutate(rng, target.config, TOML_MUTATORS) if rng.random() < 0.1 else None
                     )
+                    settings = hostile_settings(rng, START_KEYS) if rng.random() < 0.1 else None
                     try:
+                        if settings is not None:
+                            server.configure(settings, push=rng.random() < 0.5)
                         if config is not None:
                             _write_config(server, root, config)
                         server.open(uri, first, 1, target.language)
                         try:
                             server.change(uri, 2, second)
-                            tally.requests += exercise(
-                                server, uri, second, 2, rng, pushed=config is None
-                            )
+                            ours = config is None and settings is None and hostile is None
+                            tally.requests += exercise(server, uri, second, 2, rng, pushed=ours)
                         finally:  # else the next inputs see this buffer, not the file on disk
                             server.close_doc(uri)
                         if config is not None:
                             _write_config(server, root, target.config)
+                        if settings is not None:
+                            server.configure({})
                     except Broken as exc:
                         server.failures.append(str(exc))
                     except Exception:  # the harness itself: report it, start a fresh server
@@ -202,13 +231,41 @@ def fuzz_server(
         shutil.rmtree(base, ignore_errors=True)
 
 
+def fuzz_cli(
+    deadline: float, limit: int | None, seed: int, out: Path, tallies: dict[str, Tally]
+) -> None:
+    """Commands on mutated checkouts (``cli.py``) until the deadline, or ``limit`` each."""
+    base = Path(tempfile.mkdtemp(prefix="qrels-fuzz-cli-"))
+    i = 0
+    try:
+        while time.monotonic() < deadline:
+            if limit is not None and all(
+                tallies.get(f"cli:{n}", Tally()).inputs >= limit for n in cli.BUILDERS
+            ):
+                return
+            it_seed = seed * 1_000_037 + i
+            i += 1
+            name, problems = cli.one(random.Random(it_seed), base)
+            tally = tallies.setdefault(f"cli:{name}", Tally())
+            tally.inputs += 1
+            if problems:
+                tally.failures.append(f"seed {it_seed}: {problems[0][:300]}")
+                _save(
+                    out, f"cli-{name}", it_seed, "(regenerate with the seed)", "\n".join(problems)
+                )
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=2.0, help="wall time (default 2)")
     parser.add_argument("--examples", type=int, help="stop a target after this many inputs")
     parser.add_argument("--seed", type=int, help="master seed (default: random, printed)")
     parser.add_argument(
-        "--targets", default="parsers,server", help="parsers, server or both (default)"
+        "--targets",
+        default="parsers,cli,server",
+        help="any of parsers, cli and server, comma-separated (default: all three)",
     )
     parser.add_argument("--out", type=Path, default=Path("fuzz-failures"))
     args = parser.parse_args(argv)
@@ -218,11 +275,13 @@ def main(argv: list[str] | None = None) -> int:
     total = args.minutes * 60
     tallies: dict[str, Tally] = {}
     print(f"qrels-lsp fuzz: seed {seed}, {args.minutes:g} min, targets {sorted(targets)}")
-    if "parsers" in targets:
-        share = total * (0.25 if "server" in targets else 1.0)
-        fuzz_parsers(started + share, args.examples, seed, args.out, tallies)
-    if "server" in targets:
-        fuzz_server(started + total, args.examples, seed, args.out, tallies)
+    shares = {"parsers": 0.2, "cli": 0.25, "server": 0.55}
+    whole = sum(shares[t] for t in targets if t in shares)
+    end = started
+    for target, fuzz in (("parsers", fuzz_parsers), ("cli", fuzz_cli), ("server", fuzz_server)):
+        if target in targets:
+            end += total * shares[target] / whole
+            fuzz(end, args.examples, seed, args.out, tallies)
     elapsed = time.monotonic() - started
     print(f"\n{'target':<28}{'inputs':>10}{'requests':>10}{'failures':>10}")
     for name, t in sorted(tallies.items()):

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from . import bm25, check, compare, convert, demo, fmt, fuse, gate, pool, report, score, serve
-from .common import UsageError, log_text
+from .common import UsageError, check_arguments, log_text
 
 COMMANDS = (check, score, compare, gate, pool, report, fuse, bm25, convert, fmt, demo, serve)
 NAMES = {command.__name__.rpartition(".")[2]: command for command in COMMANDS}
@@ -50,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.print_help()
         return 2
     try:
+        check_arguments(args, argv)
         return int(args.func(args))
     except UsageError as exc:
         print(f"qrels-lsp {args.command}: {log_text(str(exc))}", file=sys.stderr)

@@ -40,6 +40,34 @@ def positive_option(value: int | None, option: str) -> None:
         raise UsageError(f"{option} must be a positive integer, at most 2^53 ({INT_LIMIT:,})")
 
 
+def check_arguments(args: argparse.Namespace, argv: Sequence[str]) -> None:
+    """Every text given on the command line (a name, a list of metrics or codes, a path) at most
+    4,096 characters (``core/base/caps.py``): a longer one is a mistake or an attack, and would
+    cost every message and search that reads it. And every path one the system can look at, or
+    that is not there: a name too long for it, or under a folder that cannot be searched, is a
+    usage error here, not a traceback from wherever the command first asks if it exists."""
+    from ..core.base.caps import MAX_SETTING, too_long
+
+    for dest, value in vars(args).items():
+        option = "--" + dest.replace("_", "-")
+        name = option if any(a.startswith(option) for a in argv) else f"the argument `{dest}`"
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, (str, Path)) and len(str(item)) > MAX_SETTING:
+                raise UsageError(too_long(name, len(str(item)), MAX_SETTING))
+            if isinstance(item, Path):
+                _lookable(item, name)
+
+
+def _lookable(path: Path, name: str) -> None:
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"{name}: cannot look at {log_text(path)}: {why}") from None
+
+
 def allow_outside(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow-outside",

@@ -108,8 +108,10 @@ def _base_file(args: argparse.Namespace) -> Path | None:
     """``--base`` when it names a file (then it is one of the runs compared)."""
     if args.base is None:
         return None
+    from ..core.base.files import is_file
+
     path = Path(args.base)
-    return path if path.is_file() else None
+    return path if is_file(path) else None  # (a run's name may be longer than a file's)
 
 
 def _runs(

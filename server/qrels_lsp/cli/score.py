@@ -276,6 +276,7 @@ def named_runs(named: list[Path], project: Project, ctx: QrelsContext) -> list[R
     """The runs named on the command line, scored: a file, or the name of one of the golden
     set's runs (``dense``; ``bm25`` for its BM25 baseline; a fused run, whose baseline, if it
     fuses it, is built for it); none named: the golden set's runs."""
+    from ..core.base.files import exists
     from ..core.project.comparing import find_run
 
     if not named:
@@ -283,7 +284,7 @@ def named_runs(named: list[Path], project: Project, ctx: QrelsContext) -> list[R
     bound: list[RunResult] | None = None
     out = []
     for arg in named:
-        if arg.exists():
+        if exists(arg):  # (a run's name may be longer than a file's: pathlib's exists raises)
             out.append(project.scoring.score_run(ctx, arg.resolve(), fast=True))
             continue
         if bound is None:

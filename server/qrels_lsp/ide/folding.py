@@ -8,16 +8,15 @@ them into line ranges and drops those that fit on one line.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
 
+from ..core.base.patterns import COMMENT_RUN
 from ..core.base.text import Span
 from ..core.model import Qrels, Run
 
 FoldKind = Literal["region", "comment"]
 
-_COMMENT_RUN = re.compile(r"(?:^[ \t]*#[^\r\n]*(?:\r\n|\r|\n)){2,}", re.M)
 """Two or more lines in a row that hold only a comment (YAML's, and the TREC files' `#`)."""
 
 
@@ -29,7 +28,7 @@ class Fold:
 
 def folds(model: Qrels | Run, text: str) -> list[Fold]:
     """Every foldable block of the file, in text order of its start."""
-    out = [Fold(Span(m.start(), m.end() - 1), "comment") for m in _COMMENT_RUN.finditer(text)]
+    out = [Fold(Span(m.start(), m.end() - 1), "comment") for m in COMMENT_RUN.finditer(text)]
     if isinstance(model, Qrels):
         queries = list(model.queries.values())
         blocks = [q.block for q in queries]

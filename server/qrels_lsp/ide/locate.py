@@ -12,12 +12,12 @@ occurrence is found.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..core.base.patterns import FIRST_WORD
 from ..core.base.text import Span
 from ..core.model import Qrels, Query, Run, rank_in_list
 from ..core.project.analysis import Analysis
@@ -25,8 +25,6 @@ from ..core.project.project import Project
 from ..core.project.results import run_name
 
 TargetKind = Literal["query", "judged", "retrieved", "summary", "file"]
-
-_FIRST_FIELD = re.compile(r"[ \t]*([^\s]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +124,7 @@ def _line_query(offset: int, text: str | None, qids: set[str]) -> Target | None:
         return None
     offset = max(0, min(offset, len(text)))
     start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
-    m = _FIRST_FIELD.match(text, start)
+    m = FIRST_WORD.match(text, start)
     if m is None:
         return None
     span = Span(m.start(1), m.end(1))

@@ -11,14 +11,12 @@ field, the line, the query's lines, the file.
 from __future__ import annotations
 
 import bisect
-import re
 
+from ..core.base.patterns import NON_BLANK
 from ..core.base.text import Span
 from ..core.formats.yaml.tree import YMap, YNode, YSeq, parse_yaml
 from ..core.model import Qrels, Run
 from .folding import top_mapping_span
-
-_FIELD = re.compile(r"\S+")
 
 
 def selection(model: Qrels | Run, text: str, offset: int) -> list[Span]:
@@ -104,7 +102,7 @@ def _line_spans(model: Qrels | Run, text: str, offset: int) -> list[Span]:
     field = next(
         (
             Span(m.start(), m.end())
-            for m in _FIELD.finditer(text, start, end)
+            for m in NON_BLANK.finditer(text, start, end)
             if m.start() <= offset <= m.end()
         ),
         None,

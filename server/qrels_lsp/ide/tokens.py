@@ -13,10 +13,10 @@ Every type is one of ``token_types.py``, the server's legend.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from ..core.base.patterns import TOKEN_FIELD
 from ..core.base.text import Span
 from ..core.formats.corpus import Corpus
 from ..core.model import Qrels
@@ -35,7 +35,6 @@ _FIELDS: Mapping[str, tuple[str, ...]] = {
     "beir-qrels": ("variable", _DOC, "number"),
     "msmarco-run": ("variable", _DOC, "number"),
 }
-_FIELD = re.compile(r"[^ \t\r\n]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +123,7 @@ def _line_tokens(text: str, doc: Span, status: str, roles: tuple[str, ...] | Non
     end = text.find("\n", doc.end)
     fields = [
         Span(m.start(), m.end())
-        for m in _FIELD.finditer(text, start, end if end >= 0 else len(text))
+        for m in TOKEN_FIELD.finditer(text, start, end if end >= 0 else len(text))
     ]
     if len(fields) != len(roles) or fields[roles.index(_DOC)] != doc:
         return own

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.base.patterns import PIECE_MARK
 from .convert import Positions
 
 if TYPE_CHECKING:
@@ -90,8 +90,6 @@ LINE = 10**12
 """A line in a piece's JSON is written ``LINE + (line - the piece's first line)``: see
 :class:`Template`."""
 
-_MARKED = re.compile(rb'"line":1(\d{12})')
-
 
 class Template:
     """A piece's JSON with its lines relative to its first line, written out at any first line.
@@ -104,8 +102,8 @@ class Template:
     __slots__ = ("_format", "_offsets")
 
     def __init__(self, marked: bytes) -> None:
-        self._offsets = tuple(int(m.group(1)) for m in _MARKED.finditer(marked))
-        self._format = _MARKED.sub(b'"line":%d', marked.replace(b"%", b"%%"))
+        self._offsets = tuple(int(m.group(1)) for m in PIECE_MARK.finditer(marked))
+        self._format = PIECE_MARK.sub(b'"line":%d', marked.replace(b"%", b"%%"))
 
     def at(self, first: int) -> bytes:
         return self._format % tuple(first + offset for offset in self._offsets)

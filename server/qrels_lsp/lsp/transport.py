@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import sys
 import threading
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Any, BinaryIO
 from cattrs.errors import ClassValidationError
 from pygls.protocol import JsonRPCProtocol
 
+from ..core.base.patterns import CONTENT_LENGTH
 from .compat import send_error, shutting_down, structure
 from .gate import Gate
 
@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 """A message this large is no editor's (a 64 MB buffer encodes to well under it)."""
 MAX_HEADER_BYTES = 8192
-_HEADER = re.compile(rb"Content-Length:[ \t]*(\d{1,12})[ \t]*\r\n", re.IGNORECASE)
 _HEADER_TAIL = len(b"Content-Length: 123456789012 \r\n")
 
 PARSE_ERROR = -32700
@@ -71,7 +70,7 @@ class Framer:
 
     def _next(self) -> bytes | Skipped | None:
         buf = self._buf
-        m = _HEADER.search(buf)
+        m = CONTENT_LENGTH.search(buf)
         if m is None:
             keep = min(len(buf), _HEADER_TAIL)  # a header may be arriving cut in two
             if len(buf) > keep:
@@ -91,7 +90,7 @@ class Framer:
                 return None
             del buf[: m.end()]
             return Skipped(m.end(), "a header block without its blank line")
-        again = _HEADER.search(buf, m.end(), end + 2)
+        again = CONTENT_LENGTH.search(buf, m.end(), end + 2)
         if again is not None:  # a header left without its blank line, then the real one
             del buf[: again.start()]
             return Skipped(again.start(), "a header block without its blank line")
@@ -102,7 +101,7 @@ class Framer:
             self._scanned = 0
             return Skipped(start, f"Content-Length {length:,} is more than a message may be")
         scan_from = max(start, start + self._scanned - _HEADER_TAIL)
-        within = _HEADER.search(buf, scan_from, min(len(buf), start + length))
+        within = CONTENT_LENGTH.search(buf, scan_from, min(len(buf), start + length))
         if within is not None:  # the declared length runs into the next message: it was wrong
             del buf[: within.start()]
             self._scanned = 0

@@ -7,14 +7,9 @@ layout), no fix is offered rather than a rewrite.
 
 from __future__ import annotations
 
-import re
-
 from .findings import TextEdit
+from .patterns import AFTER_KEY, FLOW_SEPARATOR, LINE_TRAILER, NULL_VALUE, YAML_ITEM_PREFIX
 from .text import LineIndex, Span
-
-_ITEM_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)?")
-_TRAILER = re.compile(r"[ \t]*(?:#.*)?")
-_FLOW_SEPARATOR = re.compile(r"[ \t]*,[ \t]*")
 
 
 def newline_of(text: str) -> str:
@@ -38,13 +33,13 @@ def remove_item(
     first, last = lines.line_of(item.start), lines.line_of(item.end)
     before = text[lines.line_start(first) : item.start]
     after = text[item.end : lines.line_end(last)]
-    if _ITEM_PREFIX.fullmatch(before) and _TRAILER.fullmatch(after):
+    if YAML_ITEM_PREFIX.fullmatch(before) and LINE_TRAILER.fullmatch(after):
         end = lines.line_start(last + 1) if last + 1 < lines.line_count else len(text)
         start = lines.line_start(first)
         if end == len(text) and last + 1 >= lines.line_count and first > 0:
             start = lines.line_end(first - 1)  # last line: take the break before it instead
         return TextEdit(Span(start, end), "")
-    if previous_end is not None and _FLOW_SEPARATOR.fullmatch(text[previous_end : item.start]):
+    if previous_end is not None and FLOW_SEPARATOR.fullmatch(text[previous_end : item.start]):
         return TextEdit(Span(previous_end, item.end), "")
     return None
 
@@ -61,7 +56,7 @@ def insert_entry(
     mapping to add to: None. ``newline`` is the file's own line break, passed in so that a cached
     check says what it read.
     """
-    colon = _AFTER_KEY.match(text, owner.end)
+    colon = AFTER_KEY.match(text, owner.end)
     if colon is None:
         return None
     value_start = colon.end()
@@ -76,12 +71,12 @@ def insert_entry(
             return None
         empty = not text[value_start + 1 : close].strip()
         return TextEdit(Span(close, close), entry if empty else f", {entry}")
-    null = _NULL_VALUE.match(text, value_start)
+    null = NULL_VALUE.match(text, value_start)
     if null is not None and null.end() == lines.line_end(key_line):
         # `q: ~` / `q: null`: the value becomes the mapping's first body line.
         body = f"{nl}{' ' * (key_indent + 2)}{entry}"
         return TextEdit(Span(colon.start(), lines.line_end(key_line)), ":" + body)
-    if not _LINE_REST.fullmatch(text, value_start, lines.line_end(key_line)):
+    if not LINE_TRAILER.fullmatch(text, value_start, lines.line_end(key_line)):
         return None  # not a block mapping (a list or a scalar): nothing safe to add to
     last_line = lines.line_of(block.end)
     indent = _body_indent(lines, key_line, last_line)
@@ -89,11 +84,6 @@ def insert_entry(
         indent = key_indent + 2
     at = lines.line_end(last_line)
     return TextEdit(Span(at, at), f"{nl}{' ' * indent}{entry}")
-
-
-_AFTER_KEY = re.compile(r"[ \t]*:[ \t]*")
-_NULL_VALUE = re.compile(r"(?:~|null|Null|NULL)[ \t]*")
-_LINE_REST = re.compile(r"[ \t]*(?:#.*)?")
 
 
 def _body_indent(lines: LineIndex, key_line: int, last_line: int) -> int | None:

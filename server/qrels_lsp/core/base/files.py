@@ -57,6 +57,30 @@ def resolve(path: Path) -> Path:
         return Path(os.path.abspath(path))
 
 
+def kind_of(path: Path) -> str | None:
+    """``"file"`` (a regular file, symlinks followed), ``"folder"``, ``"other"``, or None when it
+    cannot be looked at, for whatever reason: pathlib's ``is_file`` and ``exists`` raise on a
+    name too long for the system (a workspace's megabyte ``qrels:``, a 300-character argument)
+    or a folder that cannot be searched, where a path someone else wrote must give an answer."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return "file" if stat.S_ISREG(mode) else "folder" if stat.S_ISDIR(mode) else "other"
+
+
+def is_file(path: Path) -> bool:
+    return kind_of(path) == "file"
+
+
+def is_folder(path: Path) -> bool:
+    return kind_of(path) == "folder"
+
+
+def exists(path: Path) -> bool:
+    return kind_of(path) is not None
+
+
 def _open_fd(path: Path) -> tuple[int | None, os.stat_result | None, str | None]:
     """A regular file opened for reading, its stat, or why not.
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import IntEnum
 
+from .caps import shortened
 from .text import Span
 
 
@@ -116,7 +117,7 @@ def finding(
         code=code,
         severity=severity if severity is not None else CODES[code].severity,
         span=span,
-        message=message,
+        message=shortened(message),
         fixes=fixes,
         related=related,
     )

@@ -12,9 +12,8 @@ so. Hidden names match only a pattern part that starts with a dot, as ``glob`` d
 
 from __future__ import annotations
 
-import fnmatch
+import functools
 import os
-import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,11 +28,9 @@ MAX_MATCHES = 10_000
 """Files a pattern may match."""
 MAX_PATTERN_CHARS = 1_000
 
-_MAGIC = re.compile(r"[*?[]")
-
 
 def has_magic(pattern: str) -> bool:
-    return _MAGIC.search(pattern) is not None
+    return "*" in pattern or "?" in pattern or "[" in pattern
 
 
 @dataclass(slots=True)
@@ -93,11 +90,11 @@ def _segments(parts: tuple[str, ...]) -> list[Matcher]:
 
 
 def _matcher(part: str) -> Callable[[str], bool]:
-    rx = re.compile(fnmatch.translate(part))  # linear: fnmatch emulates atomic groups for `*`
+    whole = matcher(part)
     dotted = part.startswith(".")
 
     def match(name: str) -> bool:
-        return (dotted or not name.startswith(".")) and rx.match(name) is not None
+        return (dotted or not name.startswith(".")) and whole(name)
 
     return match
 
@@ -177,3 +174,116 @@ class _Walk:
         self.found.add(path)
         if len(self.found) >= MAX_MATCHES:
             self.problem = f"stopped at {MAX_MATCHES:,} matching files"
+
+
+@functools.lru_cache(maxsize=1024)
+def matcher(pattern: str) -> Callable[[str], bool]:
+    """``fnmatch.fnmatchcase(name, pattern)`` run by RE2, which never backtracks: ``fnmatch``
+    compiles the pattern (the workspace's text) into a regular expression for Python's
+    backtracking engine. Lone surrogates (an undecodable byte of a file name) are read as
+    U+FFFD on both sides."""
+    import re2  # (the start-up of a workspace without globs does not pay for it)
+
+    options = re2.Options()
+    options.log_errors = False
+    options.dot_nl = True
+    rx = re2.compile(_glob_regex(_encodable(pattern)), options)
+    return lambda name: rx.fullmatch(_encodable(name)) is not None
+
+
+def _encodable(text: str) -> str:
+    if text.isascii():
+        return text
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+    return text
+
+
+def _glob_regex(pattern: str) -> str:
+    """The RE2 syntax of a shell pattern, as ``fnmatch.translate`` reads it: ``*``, ``?``,
+    ``[...]`` and ``[!...]`` (an unclosed ``[`` is itself); every other character literal."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        i += 1
+        if c == "*":
+            if not out or out[-1] != ".*":
+                out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "[":
+            j = i + (pattern[i : i + 1] == "!")
+            j += pattern[j : j + 1] == "]"
+            j = pattern.find("]", j)
+            if j < 0:
+                out.append(_char(c))
+            else:
+                out.append(_glob_class(pattern[i:j]))
+                i = j + 1
+        else:
+            out.append(_char(c))
+    return "".join(out)
+
+
+def _char(c: str) -> str:
+    return f"\\x{{{ord(c):x}}}"
+
+
+_NOTHING = "[^\\x{0}-\\x{10ffff}]"
+
+
+def _glob_class(body: str) -> str:
+    """A bracket expression's body (between ``[`` and its ``]``) as an RE2 class, read as
+    ``fnmatch`` reads it: ``!`` first negates; a ``-`` between two characters is a range, an
+    empty range is dropped, and a range's end does not start the next (``[a-c-e]`` is a to c,
+    ``-`` and e)."""
+    negated = body.startswith("!")
+    chunks = _chunks(body, negated) if "-" in body else [body]
+    if negated:
+        chunks[0] = chunks[0][1:]
+    ranges = _ranges(chunks)
+    if not ranges:
+        return "." if negated else _NOTHING
+    inner = "".join(_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}" for lo, hi in ranges)
+    return f"[{'^' if negated else ''}{inner}]"
+
+
+def _chunks(body: str, negated: bool) -> list[str]:
+    """fnmatch's pieces between the ``-`` that make ranges (its own loop, on the body)."""
+    chunks: list[str] = []
+    i, k = 0, 2 if negated else 1
+    while (k := body.find("-", k)) >= 0:
+        chunks.append(body[i:k])
+        i, k = k + 1, k + 3
+    if body[i:]:
+        chunks.append(body[i:])
+    else:
+        chunks[-1] += "-"
+    for k in range(len(chunks) - 1, 0, -1):  # an empty range (z-a) is dropped
+        if chunks[k - 1][-1] > chunks[k][0]:
+            chunks[k - 1] = chunks[k - 1][:-1] + chunks[k][1:]
+            del chunks[k]
+    return chunks
+
+
+def _ranges(chunks: list[str]) -> list[tuple[str, str]]:
+    """The class Python reads from the chunks joined by ``-``: a character, then a range when a
+    joining ``-`` and another character follow it."""
+    tokens: list[str | None] = []  # None: a joining `-`
+    for n, piece in enumerate(chunks):
+        tokens.extend([None] if n else [])
+        tokens.extend(piece)
+    out: list[tuple[str, str]] = []
+    t = 0
+    while t < len(tokens):
+        lo = tokens[t] or "-"
+        if t + 2 < len(tokens) and tokens[t + 1] is None:
+            out.append((lo, tokens[t + 2] or "-"))
+            t += 3
+        else:
+            out.append((lo, lo))
+            t += 1
+    return out

@@ -10,11 +10,13 @@ Line breaks are ``\\n``, ``\\r\\n`` and a lone ``\\r``, as the LSP specification
 from __future__ import annotations
 
 import bisect
-import re
+import sys
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+from .patterns import LINE_BREAK
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
@@ -34,9 +36,6 @@ class Span:
         return Span(self.start + delta, self.end + delta)
 
 
-_BREAK = re.compile(r"\r\n?|\n")
-
-
 def _line_starts(text: str) -> array[int]:
     """Where each line starts: after ``\\n``, ``\\r\\n`` or a lone ``\\r``. Files whose breaks
     all end in ``\\n`` (LF, CRLF) are scanned with ``str.find``; the rest with one regex pass, not
@@ -52,7 +51,7 @@ def _line_starts(text: str) -> array[int]:
             starts.append(i + 1)
             i = find("\n", i + 1)
         return starts
-    starts.extend(m.end() for m in _BREAK.finditer(text))
+    starts.extend(m.end() for m in LINE_BREAK.finditer(text))
     return starts
 
 
@@ -66,10 +65,24 @@ def _line_starts_vectorised(text: str) -> array[int]:
     tenth of it. The code points are compared as UTF-32, so offsets are character offsets."""
     import numpy as np
 
-    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    codes = np.frombuffer(_utf32(text), dtype=np.uint32)
     starts = array("q", [0])
     starts.frombytes((np.flatnonzero(codes == 10) + 1).astype(np.int64).tobytes())
     return starts
+
+
+def _utf32(text: str) -> bytes | array[str]:
+    """The code points of ``text`` as 32-bit units. A text with lone surrogates (a TREC file's
+    undecodable bytes) is copied as wide characters where they are 32 bits: the codec's
+    ``surrogatepass`` takes a microsecond for each (a second for a hostile megabyte)."""
+    try:
+        return text.encode("utf-32-le")
+    except UnicodeEncodeError:
+        wide = array(_WIDE, text)
+        return wide if wide.itemsize == 4 else text.encode("utf-32-le", "surrogatepass")
+
+
+_WIDE = "w" if sys.version_info >= (3, 13) else "u"  # (`u`, wchar_t, is deprecated from 3.13)
 
 
 class LineIndex:

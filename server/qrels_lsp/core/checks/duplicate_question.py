@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..base.findings import Finding, Related, Severity, declare, finding
+from ..base.patterns import NOT_WORDS
 from ..formats.golden import MAX_QUESTIONS
 from ..model import Qrels, Query
 from .check import GoldenCheck, GoldenInputs
@@ -15,13 +15,12 @@ from .check import GoldenCheck, GoldenInputs
 QR108 = declare(
     "QR108", "duplicate-question", Severity.WARNING, "golden set", "The same question asked twice."
 )
-_NORMALIZE = re.compile(r"[\W_]+")
 
 
 @functools.lru_cache(maxsize=4 * MAX_QUESTIONS)
 def _normalized(question: str) -> str:
     """A question's words, for comparing questions (cached: asked for every question per edit)."""
-    return _NORMALIZE.sub(" ", question.casefold()).strip()
+    return NOT_WORDS.sub(" ", question.casefold()).strip()
 
 
 @dataclass(slots=True)

@@ -7,13 +7,11 @@ only those codes. The comment sits on the line where the finding starts, as with
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from ..base.findings import Finding
+from ..base.patterns import SUPPRESS_MARK
 from ..base.text import line_index
-
-_MARK = re.compile(r"#\s*qrels-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
 
 def inline_suppressions(text: str) -> dict[int, frozenset[str] | None]:
@@ -22,7 +20,7 @@ def inline_suppressions(text: str) -> dict[int, frozenset[str] | None]:
         return {}
     lines = line_index(text)
     out: dict[int, frozenset[str] | None] = {}
-    for match in _MARK.finditer(text):
+    for match in SUPPRESS_MARK.finditer(text):
         line = lines.line_of(match.start())
         codes = match.group(1)
         out[line] = (

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from ..base.files import QR006
 from ..base.findings import finding
+from ..base.globs import matcher
 from ..base.text import Span
 from ..model import FileKind, Qrels, Run
 from . import (
@@ -83,7 +83,8 @@ def matches(path: Path, patterns: tuple[str, ...], root: Path | None) -> bool:
             candidates.append(path.resolve().relative_to(root.resolve()).as_posix())
     for pattern in patterns:
         bare = pattern[3:] if pattern.startswith("**/") else None
-        if any(fnmatch(c, pattern) for c in candidates) or (bare and fnmatch(path.name, bare)):
+        match = matcher(pattern)
+        if any(match(c) for c in candidates) or (bare and matcher(bare)(path.name)):
             return True
     return False
 

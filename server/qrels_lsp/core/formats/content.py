@@ -8,8 +8,7 @@ topics (``<top>``) and TREC ``<DOC>`` corpora, which share the ``.trec`` suffix 
 
 from __future__ import annotations
 
-import re
-
+from ..base.patterns import DOC_TAG, MARKUP_START, TOP_TAG
 from ..model import FileKind, OtherKind
 from .format import Role
 from .json_nested import has_fractions, looks_nested
@@ -17,9 +16,6 @@ from .trec_lines import FIELD, atol, is_comment, sniff_trec_kind, text_lines
 
 ContentKind = FileKind | OtherKind
 
-_MARKUP = re.compile(r"\ufeff?\s*<")
-_TOP = re.compile(r"<top>", re.I)
-_DOC = re.compile(r"<doc>", re.I)
 _WINDOW = 65536  # characters looked at for markup
 
 
@@ -30,11 +26,11 @@ def sniff(text: str, role: Role | None = None) -> ContentKind | None:
         if role is not None:
             return "json-run" if role == "run" else "json-qrels"
         return "json-run" if has_fractions(text) else "json-qrels"
-    if _MARKUP.match(text):
+    if MARKUP_START.match(text):
         head = text[:_WINDOW]
-        if _TOP.search(head):
+        if TOP_TAG.search(head):
             return "trec-topics"
-        if _DOC.search(head):
+        if DOC_TAG.search(head):
             return "trec-documents"
         return None
     kind = sniff_trec_kind(text)

@@ -30,7 +30,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -38,7 +37,9 @@ from pathlib import Path
 from typing import Literal
 
 from ..base.files import MiB, describe_mode, read_regular
+from ..base.patterns import DOC_BLOCK, DOCNO_CLOSE, DOCNO_OPEN, HTML_TAG, TITLE_CLOSE, TITLE_OPEN
 from ..base.text import LineIndex, Span, decode
+from .sgml import blocks
 
 DEFAULT_MAX_BYTES = 100 * MiB
 """Total bytes read for one corpus; a bigger corpus is truncated, with a problem noted (and
@@ -531,15 +532,9 @@ def _parse_tsv(corpus: Corpus, lines: Iterable[tuple[int, str]], path: Path, whe
         corpus._add(doc_id, doc, f"{where}:{lineno + 1}")
 
 
-_TREC_DOC = re.compile(r"<DOC>(.*?)(?:</DOC>|(?=<DOC>)|\Z)", re.S | re.I)
 # Only literal tags are searched for: a pattern such as ``<DOCNO>\s*(.*?)\s*</DOCNO>`` backtracks
 # cubically on a document without ``</DOCNO>`` (6 KB of spaces froze the server for minutes), so
 # the tags are found with linear searches and the text between them is stripped in Python.
-_DOCNO_OPEN = re.compile(r"<DOCNO>", re.I)
-_DOCNO_CLOSE = re.compile(r"</DOCNO>", re.I)
-_TITLE_OPEN = re.compile(r"<(TITLE|HEADLINE|HEAD)>", re.I)
-_TREC_TITLE = re.compile(r"<(TITLE|HEADLINE|HEAD)>(.*?)</\1>", re.S | re.I)
-_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 
 
 def _docno(body: str) -> tuple[int, int, int, int] | None:
@@ -549,10 +544,10 @@ def _docno(body: str) -> tuple[int, int, int, int] | None:
     first one that has a ``</DOCNO>`` after it (if the first has none, no later one has), the lazy
     group ends at the first ``</DOCNO>``, and ``\s`` is what ``str.strip`` strips.
     """
-    opening = _DOCNO_OPEN.search(body)
+    opening = DOCNO_OPEN.search(body)
     if opening is None:
         return None
-    closing = _DOCNO_CLOSE.search(body, opening.end())
+    closing = DOCNO_CLOSE.search(body, opening.end())
     if closing is None:
         return None
     inner = body[opening.end() : closing.start()]
@@ -561,24 +556,35 @@ def _docno(body: str) -> tuple[int, int, int, int] | None:
 
 
 def _title(text: str) -> str | None:
-    """The first ``<TITLE>``/``<HEADLINE>``/``<HEAD>`` section's text, as ``_TREC_TITLE.search``
-    finds it, in linear time.
+    """The first ``<TITLE>``/``<HEADLINE>``/``<HEAD>`` section's text, as
+    ``<(TITLE|HEADLINE|HEAD)>(.*?)</\\1>`` (case-insensitive, dot matching all) finds it, in
+    linear time and without a backreference: an opening tag's section ends at the first closing
+    tag with the same name.
 
-    The regex alone rescans the rest of the text from every opening tag that is never closed
-    (quadratic in a document of unclosed ``<TITLE>`` tags). An opening whose name failed once
-    fails again later (fewer closings lie after it), so each name is scanned for at most once.
+    An opening whose name failed once fails again later (fewer closings lie after it), so each
+    name is scanned for at most once.
     """
     failed: set[str] = set()
-    for opening in _TITLE_OPEN.finditer(text):
+    for opening in TITLE_OPEN.finditer(text):
         name = opening.group(1)
         key = name.lower() if name.isascii() else name  # ASCII names match closings by lower()
         if key in failed:
             continue
-        m = _TREC_TITLE.match(text, opening.start())
-        if m is not None:
-            return m.group(2)
+        for closing in TITLE_CLOSE.finditer(text, opening.end()):
+            if _same_name(closing.group(1), name):
+                return text[opening.end() : closing.start()]
         failed.add(key)
     return None
+
+
+def _same_name(a: str, b: str) -> bool:
+    """Whether a closing tag's name is the opening's as a case-insensitive backreference
+    compares them: character by character, each lowered by its simple mapping (İ is i)."""
+    return len(a) == len(b) and all(_lower(x) == _lower(y) for x, y in zip(a, b, strict=True))
+
+
+def _lower(c: str) -> str:
+    return "i" if c == "\u0130" else c.lower()
 
 
 def _strip_tags(text: str) -> str:
@@ -586,8 +592,8 @@ def _strip_tags(text: str) -> str:
     the last ``>`` there is none, and each ``<`` there would otherwise scan to the end."""
     cut = text.rfind(">") + 1
     if cut == len(text):
-        return _TAG.sub(" ", text)
-    return _TAG.sub(" ", text[:cut]) + text[cut:]
+        return HTML_TAG.sub(" ", text)
+    return HTML_TAG.sub(" ", text[:cut]) + text[cut:]
 
 
 def _parse_trec(
@@ -600,14 +606,14 @@ def _parse_trec(
 ) -> None:
     index = LineIndex(text)
     total = len(text)
-    for n, m in enumerate(_TREC_DOC.finditer(text)):
+    for n, block in enumerate(blocks(text, DOC_BLOCK)):
         if n % _TICK == 0:
             _check(cancel)
             if progress is not None:
-                progress(m.start(), total)
-        body = m.group(1)
-        line = index.line_of(m.start())
-        if text[max(m.start(), m.end() - 6) : m.end()].upper() != "</DOC>":  # not all upper-cased
+                progress(block.start, total)
+        body = text[block.body : block.body_end]
+        line = index.line_of(block.start)
+        if not block.closed:
             corpus.problems.append(f"{where}:{line + 1}: <DOC> without </DOC>")
         no = _docno(body)
         if no is None or no[1] == no[2]:
@@ -615,7 +621,7 @@ def _parse_trec(
             continue
         tag_start, id_start, id_end, tag_end = no
         doc_id = body[id_start:id_end]
-        id_line, id_col = index.position(m.start(1) + id_start)
+        id_line, id_col = index.position(block.body + id_start)
         rest = body[:tag_start] + body[tag_end:]
         title_text = _title(rest)
         title = _strip_tags(title_text).strip() if title_text is not None else ""

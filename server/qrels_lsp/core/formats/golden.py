@@ -8,6 +8,7 @@ one bad question does not hide the numbers of the others.
 
 from __future__ import annotations
 
+from ..base.caps import MAX_ID, MAX_QUESTION
 from ..base.findings import Finding, Fix, Severity, TextEdit, declare
 from ..base.text import Span
 from ..model import Judgment, Qrels, Query, Ref
@@ -95,7 +96,7 @@ def parse_golden(text: str, doc: YamlDoc | None = None) -> Qrels:
         qrels.runs = p.refs(top["runs"][1], "Each entry of `runs`")
     if "compare_to" in top:
         node = top["compare_to"][1]
-        name = p.string(node, "`compare_to`")
+        name = p.capped(p.string(node, "`compare_to`"), node.span, MAX_ID, "`compare_to`")
         qrels.compare_to = Ref(name.strip(), node.span) if name and name.strip() else None
     if "judgments" in top:
         qrels.judgments = _judgments(p, top["judgments"][1])
@@ -113,7 +114,7 @@ def parse_golden(text: str, doc: YamlDoc | None = None) -> Qrels:
         ):
             assert isinstance(queries, YMap)
             entries: dict[str, Query] = {}
-            read_entries(p, queries, entries, lambda k, v: _parse_query(p, k, v), "query")
+            read_entries(p, queries, entries, lambda k, v: _parse_query(p, k, v), "query", MAX_ID)
             qrels.queries = entries
     else:
         p.add("QR004", Span(0, 0), "A golden set needs a `queries:` mapping.")
@@ -154,6 +155,8 @@ def parse_query_entry(text: str, qid: str, key_column: int) -> tuple[Query, list
     key, value = doc.root.items[0]
     if not isinstance(key, YScalar) or key_text(key) != qid or key.span.start != key_column:
         return None
+    if len(qid) > MAX_ID:
+        return None  # (the whole parse says why it is left out)
     p = ShapeReader(text)
     query = _parse_query(p, key, value)
     return query, p.findings
@@ -172,7 +175,8 @@ def _parse_query(p: ShapeReader, key: YScalar, value: YNode) -> Query:
         if isinstance(qnode, YScalar) and qnode.type == "null":
             query.question, query.question_span = "", qnode.span
         else:
-            query.question = p.string(qnode, "`question`")
+            question = p.string(qnode, "`question`")
+            query.question = p.capped(question, qnode.span, MAX_QUESTION, "The question")
             query.question_span = qnode.span
     if "unanswerable" in fields:
         unode = fields["unanswerable"][1]
@@ -208,7 +212,7 @@ def _tags(p: ShapeReader, node: YNode) -> tuple[str, ...]:
     assert isinstance(node, YSeq)
     out: list[str] = []
     for item in node.items:
-        name = p.string(item, "Each tag")
+        name = p.capped(p.string(item, "Each tag"), item.span, MAX_ID, "A tag")
         if name is not None and name.strip() and name.strip() not in out:
             out.append(name.strip())
     return tuple(out)
@@ -220,14 +224,14 @@ def _parse_relevant(p: ShapeReader, node: YNode) -> list[Judgment]:
     if isinstance(node, YSeq):
         out = []
         for item in node.items:
-            doc = doc_id(p, item)
+            doc = p.capped(doc_id(p, item), item.span, MAX_ID, "A document id")
             if doc is not None:
                 out.append(Judgment(doc, 1, item.span))
         return out
     if isinstance(node, YMap):
         out = []
         for key, value in node.items:
-            doc = doc_id(p, key)
+            doc = p.capped(doc_id(p, key), key.span, MAX_ID, "A document id")
             grade = _grade(p, value)
             if doc is not None and grade is not None:
                 out.append(Judgment(doc, grade, key.span, value.span))

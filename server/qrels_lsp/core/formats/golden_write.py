@@ -10,11 +10,11 @@ and every other line stay byte-identical.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..base.edits import insert_entry, newline_of
 from ..base.findings import TextEdit
+from ..base.patterns import DASH
 from ..base.text import LineIndex, Span
 from ..model import Qrels
 from .format import EditRefused
@@ -143,9 +143,6 @@ def _flow_list(text: str, seq: YSeq, doc: str, grade: int) -> list[TextEdit]:
     return edits
 
 
-_DASH = re.compile(r"-[ \t]+")
-
-
 def _block_list(
     text: str, lines: LineIndex, rkey: YScalar, seq: YSeq, doc: str, grade: int
 ) -> list[TextEdit]:
@@ -161,7 +158,7 @@ def _block_list(
         start = lines.line_start(line)
         before = text[start : item.span.start]
         stripped = before.lstrip(" ")
-        if not _DASH.fullmatch(stripped):
+        if not DASH.fullmatch(stripped):
             raise EditRefused("list items are not one per line")
         dashes.append((start + len(before) - len(stripped), item.span.start))
     if not seq.items:

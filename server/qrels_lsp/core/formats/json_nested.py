@@ -23,11 +23,20 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
 from ..base.findings import Finding, Related, Severity, declare, finding
+from ..base.patterns import (
+    JSON_FRACTION,
+    JSON_KEY,
+    JSON_MEMBER,
+    JSON_NESTED_START,
+    JSON_NUMBER,
+    JSON_STRING,
+    JSON_TOKEN,
+    JSON_WS,
+)
 from ..base.text import Span
 
 QR314 = declare(
@@ -48,17 +57,6 @@ QR315 = declare(
 
 Number = int | float
 
-# JSON's grammar, as Python's json module accepts it (NaN and Infinity included). The string
-# pattern is written "unrolled" (a run of plain characters, then an escape and another run), so
-# no character can be matched two ways and an unterminated string costs one linear scan.
-_STR = r'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'
-_NUM = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|NaN|-?Infinity"
-_WS = re.compile(r"[ \t\n\r]*")
-_MEMBER = re.compile(rf"[ \t\n\r]*({_STR})[ \t\n\r]*:[ \t\n\r]*({_NUM})[ \t\n\r]*([,}}])")
-_KEY = re.compile(rf"({_STR})[ \t\n\r]*:[ \t\n\r]*")
-_NUMBER = re.compile(_NUM)
-_STRING = re.compile(_STR)
-_TOKEN = re.compile(rf"[ \t\n\r]*(?:{_STR}|{_NUM}|true|false|null|([{{\[])|([}}\]])|[:,])")
 _SHORT = 40  # characters of a wrong value quoted in a message
 
 
@@ -148,13 +146,13 @@ class _Scanner:
         return _Stop()
 
     def ws(self, pos: int) -> int:
-        m = _WS.match(self.text, pos)
+        m = JSON_WS.match(self.text, pos)
         return m.end() if m else pos
 
     def skip_value(self, pos: int) -> int:
         """The end of the JSON value at ``pos`` (not looked into: it is reported as wrong)."""
         text = self.text
-        m = _STRING.match(text, pos) or _NUMBER.match(text, pos)
+        m = JSON_STRING.match(text, pos) or JSON_NUMBER.match(text, pos)
         if m is not None:
             return m.end()
         for word in ("true", "false", "null"):
@@ -164,7 +162,7 @@ class _Scanner:
             raise self.fail(pos, f"expected a JSON value, found {_shown(text, pos, pos + 10)}")
         depth, at = 0, pos
         while True:  # brackets counted, not recursed into: any depth is safe
-            t = _TOKEN.match(text, at)
+            t = JSON_TOKEN.match(text, at)
             if t is None:
                 raise self.fail(self.ws(at), "this value is not valid JSON (or is not closed)")
             at = t.end()
@@ -186,7 +184,7 @@ class _Scanner:
         raise self.fail(pos, f"expected ',' or '{closer}' here")
 
     def key(self, pos: int, what: str) -> tuple[str, Span, int]:
-        m = _KEY.match(self.text, pos)
+        m = JSON_KEY.match(self.text, pos)
         if m is None:
             found = self.text[pos : pos + 1]
             hint = " (a trailing comma is not JSON)" if found == "}" else ""
@@ -268,7 +266,7 @@ class _Scanner:
         if closed:
             pos += 1
         while not closed:
-            m = _MEMBER.match(text, pos)
+            m = JSON_MEMBER.match(text, pos)
             if m is not None:  # the common case, in one match
                 token, literal = m.group(1), m.group(2)
                 entry = Entry(
@@ -291,7 +289,7 @@ class _Scanner:
     def slow_member(self, group: Group, pos: int) -> tuple[int, bool]:
         """One member the fast pattern did not match: read, or said what is wrong with it."""
         doc, span, vpos = self.key(pos, "a document id")
-        m = _NUMBER.match(self.text, vpos)
+        m = JSON_NUMBER.match(self.text, vpos)
         if m is not None:
             literal = m.group()
             entry = Entry(doc, span, number(literal), literal, Span(m.start(), m.end()))
@@ -350,16 +348,12 @@ class WholeReads:
         return whole if last is text else None
 
 
-_OBJECT_OF_OBJECTS = re.compile(rf"\ufeff?[ \t\n\r]*\{{[ \t\n\r]*{_STR}[ \t\n\r]*:[ \t\n\r]*\{{")
-_FRACTION = re.compile(r":[ \t\n\r]*(?:-?[0-9]+(?:\.[0-9]|[eE])|NaN|-?Infinity)")
-
-
 def looks_nested(text: str) -> bool:
     """Whether ``text`` starts as ``{"q": {``: a JSON run or qrels file, by its content."""
-    return _OBJECT_OF_OBJECTS.match(text) is not None
+    return JSON_NESTED_START.match(text) is not None
 
 
 def has_fractions(text: str, window: int = 65536) -> bool:
     """Whether a number among the first ``window`` characters has a fraction or an exponent:
     scores do (ranx and pytrec_eval write floats), grades do not."""
-    return _FRACTION.search(text, 0, window) is not None
+    return JSON_FRACTION.search(text, 0, window) is not None

@@ -9,10 +9,10 @@ the checks say what is wrong with it (a document twice, QR102; a grade in quotes
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..base.findings import TextEdit
+from ..base.patterns import BLANKS_COLON
 from ..base.reorder import trimmed
 from ..base.text import Span, line_end_at
 from .grades import in_range
@@ -24,7 +24,6 @@ MAX_KEY = 1000
 """A mapping key of more characters needs YAML's explicit ``? `` form (PyYAML takes at most
 1024 for a simple key): such a list is not made a mapping."""
 
-_COLON = re.compile(r"[ \t]*:")
 _FLOW_BAD = frozenset(",[]{}")  # end a plain scalar inside [...] or {...}
 
 
@@ -43,7 +42,7 @@ def restyled(
 ) -> list[TextEdit]:
     """The edit writing ``key``'s value (a ``relevant:``) in ``style``; none when it is written
     so already or cannot say the same in it."""
-    colon = _COLON.match(text, key.span.end)
+    colon = BLANKS_COLON.match(text, key.span.end)
     judged = _judgments(value)
     if style == "keep" or colon is None or judged is None or _commented(text, colon.end(), value):
         return []

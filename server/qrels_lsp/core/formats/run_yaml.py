@@ -8,13 +8,14 @@ with the same functions below, so a finding reads the same whichever path read t
 
 from __future__ import annotations
 
-import re
 import sys
 from array import array
 from collections.abc import Sequence
 from math import isfinite
 
+from ..base.caps import MAX_ID
 from ..base.findings import Related
+from ..base.patterns import FLOAT_12
 from ..base.text import Span
 from ..metrics import trec_eval_order
 from ..model import Docs, Ranking, Ref, Retrieved, Run
@@ -47,8 +48,9 @@ def parse_run_yaml_tree(text: str) -> Run:
         refs = p.refs(top["qrels"][1], "`qrels`")
         run.qrels = refs[0] if refs else None
     if "name" in top:
-        run.name = p.string(top["name"][1], "`name`")
-        run.name_span = top["name"][1].span
+        node = top["name"][1]
+        run.name = p.capped(p.string(node, "`name`"), node.span, MAX_ID, "The run's name")
+        run.name_span = node.span
     if "description" in top:
         p.string(top["description"][1], "`description`")
     if "results" in top:
@@ -72,7 +74,8 @@ def _from_layout(text: str, layout: run_yaml_lines.Layout) -> Run:
     if "qrels" in top:
         run.qrels = Ref(*top["qrels"])
     if "name" in top:
-        run.name, run.name_span = top["name"]
+        name, run.name_span = top["name"]
+        run.name = p.capped(name, run.name_span, MAX_ID, "The run's name")
     run.results_span = layout.results
     for e in layout.entries:
         assert e.starts is not None and e.value is not None
@@ -186,18 +189,17 @@ def name_written(text: str) -> str | None:
     top = run_yaml_lines.top_values(text)
     if top is not None:
         found = top.get("name")
-        return found[0] if found is not None else None
+        return found[0] if found is not None and len(found[0]) <= MAX_ID else None
     return parse_run_yaml_tree(text).name
 
 
 # YAML 1.2 / JSON floats such as `1e-05` (what json.dumps and most YAML 1.2 emitters write for
 # small scores) are text to YAML 1.1's resolver, which wants a dot: read them as numbers anyway.
-_FLOAT_12 = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 
 
 def _score(p: ShapeReader, node: YNode) -> float | None:
     if isinstance(node, YScalar) and (
-        node.type in ("int", "float") or (node.plain and _FLOAT_12.fullmatch(node.value))
+        node.type in ("int", "float") or (node.plain and FLOAT_12.fullmatch(node.value))
     ):
         try:
             return float(node.value.replace("_", ""))

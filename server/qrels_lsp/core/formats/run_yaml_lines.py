@@ -28,16 +28,24 @@ document, so a file it reads has nothing left out of its scores (:func:`clean`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from itertools import accumulate
 
+from ..base.patterns import (
+    CONTROL,
+    RUN_BLANK,
+    RUN_FLOW,
+    RUN_ITEM,
+    RUN_OPEN,
+    RUN_RESULTS,
+    RUN_SCORED,
+    RUN_TOP,
+    RUN_UNSAFE,
+)
 from ..base.text import Span
 from ..metrics import trec_eval_order
 from .yaml.tree import DEFAULT_LIMITS
 
-_ID = r"[A-Za-z0-9_][A-Za-z0-9_./-]*"
-_NUMBER = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
 # YAML 1.1 reads these plain words as booleans or null: an id that is one is not an id.
 _RESERVED = frozenset(
     [
@@ -68,23 +76,6 @@ _RESERVED = frozenset(
         "NULL",
     ]
 )
-# A top-level value: a plain one-line scalar with nothing YAML could read otherwise.
-_VALUE = (
-    r"[A-Za-z0-9_./\u00a0-\U0010ffff](?:[^\x00-\x1f\x7f#:,\[\]{}'\"]*[^\x00-\x20\x7f#:,\[\]{}'\"])?"
-)
-
-_TOP = re.compile(rf"(qrels|name|description): ({_VALUE}) *")
-_RESULTS = re.compile(r"results: *")
-_BLANK = re.compile(r" *(?:#.*)?")
-_FLOW = re.compile(rf"( +)({_ID}): \[((?:{_ID}, )*{_ID})?\] *")
-_OPEN = re.compile(rf"( +)({_ID}): *")
-_ITEM = re.compile(rf"( +)- ({_ID}) *")
-_SCORED = re.compile(rf"( +)({_ID}): ({_NUMBER}) *")
-# What no accepted line holds and PyYAML might read otherwise: tabs, CRs, other line breaks
-# (NEL, LS, PS), control characters, a BOM, non-characters.
-_UNSAFE = re.compile(
-    "[^\n\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
-)
 
 
 @dataclass(slots=True)
@@ -112,7 +103,7 @@ class Layout:
 
 def scan(text: str, *, spans: bool = True) -> Layout | None:
     """The file's layout, or None when any line is not one this module reads exactly."""
-    if not text or _control(text) or (not text.isascii() and _UNSAFE.search(text)):
+    if not text or _control(text) or (not text.isascii() and RUN_UNSAFE.search(text)):
         return None
     lines = text.split("\n")
     top: dict[str, tuple[str, Span]] = {}
@@ -128,18 +119,18 @@ def scan(text: str, *, spans: bool = True) -> Layout | None:
         start = offset
         offset += len(line) + 1
         i += 1
-        if not line or _BLANK.fullmatch(line):
+        if not line or RUN_BLANK.fullmatch(line):
             continue
         if line[0] != " ":
             if state == "results":
                 if not entries:
                     return None  # `results:` with no value: left to the parser
                 state = "after"
-            m = _TOP.fullmatch(line)
+            m = RUN_TOP.fullmatch(line)
             if m is not None and m.group(1) not in top and m.group(2) not in _RESERVED:
                 top[m.group(1)] = (m.group(2), Span(start + m.start(2), start + m.end(2)))
                 nodes += 2
-            elif _RESULTS.fullmatch(line) and state == "top":
+            elif RUN_RESULTS.fullmatch(line) and state == "top":
                 results = Span(start, start + 7)
                 state = "results"
                 nodes += 2
@@ -148,8 +139,8 @@ def scan(text: str, *, spans: bool = True) -> Layout | None:
             continue
         if state != "results":
             return None
-        m = _FLOW.fullmatch(line)
-        opened = _OPEN.fullmatch(line) if m is None else None
+        m = RUN_FLOW.fullmatch(line)
+        opened = RUN_OPEN.fullmatch(line) if m is None else None
         found = m or opened
         if found is None or (indent and len(found.group(1)) != indent):
             return None
@@ -190,10 +181,7 @@ def scan(text: str, *, spans: bool = True) -> Layout | None:
 
 def _control(text: str) -> bool:
     """A control character other than the line break (a tab, a CR, NUL, DEL)."""
-    return any(c in text for c in "\t\r\x00\x7f") or _CONTROL.search(text) is not None
-
-
-_CONTROL = re.compile("[\x01-\x08\x0b-\x1f]")
+    return any(c in text for c in "\t\r\x00\x7f") or CONTROL.search(text) is not None
 
 
 def _block(
@@ -209,7 +197,7 @@ def _block(
     n = len(lines)
     while i < n:
         line = lines[i]
-        if not line or _BLANK.fullmatch(line):
+        if not line or RUN_BLANK.fullmatch(line):
             offset += len(line) + 1
             i += 1
             continue
@@ -219,14 +207,14 @@ def _block(
         if width and lead != width:
             return None
         width = lead
-        m = _ITEM.fullmatch(line)
+        m = RUN_ITEM.fullmatch(line)
         if m is not None and scores is None:
             doc = m.group(2)
             if first < 0:
                 first = offset + lead
             end = offset + m.end(2)
         else:
-            m = _SCORED.fullmatch(line)
+            m = RUN_SCORED.fullmatch(line)
             if m is None or (docs and scores is None):
                 return None
             if scores is None:
@@ -278,12 +266,12 @@ def header(text: str) -> dict[str, tuple[str, Span]] | None:
     while True:
         end = text.find("\n", start)
         line = text[start:] if end == -1 else text[start:end]
-        if _control(line) or (not line.isascii() and _UNSAFE.search(line)):
+        if _control(line) or (not line.isascii() and RUN_UNSAFE.search(line)):
             return None
-        if line and not _BLANK.fullmatch(line):
-            if _RESULTS.fullmatch(line):
+        if line and not RUN_BLANK.fullmatch(line):
+            if RUN_RESULTS.fullmatch(line):
                 return top
-            m = _TOP.fullmatch(line)
+            m = RUN_TOP.fullmatch(line)
             if m is None or m.group(1) in top or m.group(2) in _RESERVED:
                 return None
             top[m.group(1)] = (m.group(2), Span(start + m.start(2), start + m.end(2)))

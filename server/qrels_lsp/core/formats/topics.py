@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..base.findings import Finding, Related, finding
+from ..base.patterns import (
+    JSON_BARE_VALUE,
+    QUERY_KEY,
+    SECTION_END,
+    TOPIC_BLOCK,
+    TOPIC_DESC,
+    TOPIC_NUM,
+    TOPIC_TITLE,
+    Pattern,
+)
 from ..base.text import Span
+from .sgml import blocks
 from .trec_lines import text_lines
 
 # --- topics and queries -------------------------------------------------------------------------
@@ -48,19 +58,13 @@ class Topics(dict[str, Topic]):
         )
 
 
-_TOP = re.compile(r"<top>(.*?)(?:</top>|(?=<top>)|\Z)", re.S | re.I)
-_NUM = re.compile(r"<num>\s*(?:Number\s*:\s*)?([^\s<]*)", re.I)
 # A section is what ``<title>\s*(?:Topic\s*:)?\s*(.*?)\s*(?:</title>|(?=<[a-z/])|\Z)`` would
 # capture; but that pattern retries ``\s*`` from every position of a run of spaces that is not
 # followed by a tag (quadratic: 16 KB of spaces took 10 s), so only its head is matched by a regex
 # and the end is the first tag after it, found by a linear search, with the spaces before it cut.
-_SECTION_HEAD = r"<{0}>\s*(?:{1}\s*:)?\s*"
-_TITLE = re.compile(_SECTION_HEAD.format("title", "Topic"), re.I)
-_DESC = re.compile(_SECTION_HEAD.format("desc", "Description"), re.I)
-_SECTION_END = re.compile(r"<[a-z/]", re.I)
 
 
-def _section_in(body: str, head: re.Pattern[str]) -> tuple[int, int] | None:
+def _section_in(body: str, head: Pattern[str]) -> tuple[int, int] | None:
     r"""Where the text of the first section ``head`` opens lies in ``body``: (start, end).
 
     The lazy text of the old pattern ends at the first tag (``</title>`` is one) or at the end,
@@ -70,14 +74,14 @@ def _section_in(body: str, head: re.Pattern[str]) -> tuple[int, int] | None:
     if m is None:
         return None
     start = m.end()
-    end = _SECTION_END.search(body, start)
+    end = SECTION_END.search(body, start)
     stop = end.start() if end is not None else len(body)
     return start, start + len(body[start:stop].rstrip())
 
 
 def _section(body: str) -> tuple[int, int] | None:
     """The title, or the description when there is no non-empty title."""
-    for rx in (_TITLE, _DESC):
+    for rx in (TOPIC_TITLE, TOPIC_DESC):
         found = _section_in(body, rx)
         if found is not None and found[0] < found[1]:
             return found
@@ -88,12 +92,12 @@ def parse_trec_topics(text: str) -> Topics:
     """``<top><num>..</num><title>..</title></top>`` topics; old-style ``<num> Number: 301`` and
     ``<desc>`` sections are understood. The text is the title, or the description without one."""
     out = Topics()
-    for top in _TOP.finditer(text):
-        body, base = top.group(1), top.start(1)
-        top_span = Span(top.start(), top.start() + len("<top>"))
-        if text[max(top.start(), top.end() - 6) : top.end()].lower() != "</top>":
+    for top in blocks(text, TOPIC_BLOCK):
+        body, base = text[top.body : top.body_end], top.body
+        top_span = Span(top.start, top.start + len("<top>"))
+        if not top.closed:
             out.findings.append(finding("QR301", top_span, "<top> is not closed by </top>"))
-        num = _NUM.search(body)
+        num = TOPIC_NUM.search(body)
         if num is None or not num.group(1):
             out.findings.append(finding("QR301", top_span, "topic without a <num>: add one"))
             continue
@@ -112,23 +116,21 @@ def parse_trec_topics(text: str) -> Topics:
 
 _ID_KEYS = ("_id", "id", "query_id", "qid")
 _TEXT_KEYS = ("text", "query", "title")
-_BARE_VALUE = re.compile(r"[^,}\s]*")
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
-_KEY_AT = re.compile(r'"(_id|id|query_id|qid|text|query|title)"\s*:\s*')
 
 
 def _value_spans(line: str, offset: int) -> dict[str, Span]:
     """Where each known key's value is written on a JSON line (best effort: spans help editors,
     they are not needed to read the value)."""
     spans: dict[str, Span] = {}
-    for m in _KEY_AT.finditer(line):
+    for m in QUERY_KEY.finditer(line):
         start = m.end()
         end = start
         try:
             if line.startswith('"', start):
                 _, end = _scanstring(line, start + 1)
             else:
-                bare = _BARE_VALUE.match(line, start)
+                bare = JSON_BARE_VALUE.match(line, start)
                 end = bare.end() if bare else start
         except (ValueError, IndexError):
             continue

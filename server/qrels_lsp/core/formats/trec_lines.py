@@ -4,11 +4,11 @@ malformed line gets. Each format (trec_qrels, beir_qrels, trec_run) builds on th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from typing import Literal
 
 from ..base.findings import Finding, Related, Severity, declare, finding
+from ..base.patterns import ATOF, ATOL, EXOTIC_WS, LINE_BREAK, TREC_FIELD, TREC_FIRST_FIELD
 from ..base.text import LineIndex, Span
 from ..model import Judgment, Qrels, Query
 from .format import EditRefused
@@ -63,22 +63,10 @@ declare(
 # trec_eval splits a line into fields on C's isspace, and lines at ``\n`` alone: a CR (of CRLF, or
 # a lone one) is a blank like a space. Non-ASCII bytes are never blanks (the C locale).
 BLANKS = " \t\v\f\r"
-FIELD = re.compile(r"[^ \t\v\f\r\n]+")
-# Characters str.split() treats as whitespace but trec_eval does not: their presence sends the fast
-# paths to the exact splitter so that they agree with the full parsers.
-EXOTIC_WS = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
-LINE_BREAK = re.compile(r"\r\n|\r|\n")
-# C's strtol/strtod, ASCII digits only (Python's \d and int() also take ``١`` or ``٣``).
-ATOL = re.compile(r"[ \t\n\v\f\r]*([+-]?)([0-9]+)")
-# strtod's forms, hex first (else ``0x1p1`` would be read as its leading 0). ``[0-9]+(?:\.[0-9]*)?``
-# rather than ``[0-9]+\.?[0-9]*``: the latter splits a run of digits between its two quantifiers
-# in every way before a fullmatch fails (quadratic on a long field).
-_HEX = r"0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
-_DEC = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-ATOF = re.compile(
-    rf"[ \t\n\v\f\r]*([+-]?)(?:({_HEX})|({_DEC})|(inf(?:inity)?)|(nan(?:\([0-9a-zA-Z_]*\))?))",
-    re.I,
-)
+FIELD = TREC_FIELD
+# Characters str.split() treats as whitespace but trec_eval does not (EXOTIC_WS): their presence
+# sends the fast paths to the exact splitter so that they agree with the full parsers. C's
+# strtol/strtod (ATOL, ATOF): ASCII digits only (Python's \d and int() also take ``١`` or ``٣``).
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1  # C's long on the 64-bit systems trec_eval runs on
 
 QRELS_COLUMNS = ("query", "iteration", "document", "grade")
@@ -409,16 +397,13 @@ def sniff_trec_kind(text: str) -> TrecKind | None:
     return None
 
 
-_FIRST_FIELD = re.compile(r"[ \t]*([^ \t\r\n]+)")
-
-
 def first_fields(text: str, header: tuple[str, ...] = ()) -> list[tuple[str, Span]]:
     """The first field of every line (the query id of a TREC/BEIR line), with its span; a first
     line whose first field is one of ``header`` is a header, not a query."""
     out: list[tuple[str, Span]] = []
     index = LineIndex(text)
     for n in range(index.line_count):
-        m = _FIRST_FIELD.match(text, index.line_start(n), index.line_end(n))
+        m = TREC_FIRST_FIELD.match(text, index.line_start(n), index.line_end(n))
         if m is None or (n == 0 and m.group(1).lower() in header):
             continue
         out.append((m.group(1), Span(m.start(1), m.end(1))))

@@ -5,11 +5,12 @@ per-line objects, the same values in the same order as the full parser."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from ..base.caps import MAX_ID
 from ..base.findings import Finding, Related, Severity, declare, finding
+from ..base.patterns import BLANK_RUN
 from ..base.text import Span
 from ..metrics import order_by_score, trec_eval_order
 from ..model import Ranking, Retrieved, Run
@@ -310,14 +311,14 @@ def trec_run_tag(text: str) -> str | None:
         if not is_comment(line):
             fields: list[str] = FIELD.findall(line)
             if len(fields) >= 6:
-                return fields[5]
+                return fields[5] if len(fields[5]) <= MAX_ID else None
         end = start - 1
     return None
 
 
 def run_tag(name: str, default: str = "run") -> str:
     """A name as a TREC run's tag column: one field (whitespace becomes ``_``)."""
-    return re.sub(r"\s+", "_", name) or default
+    return BLANK_RUN.sub("_", name) or default
 
 
 def run_lines(qid: str, ranked: Iterable[tuple[str, float]], tag: str) -> Iterator[str]:

@@ -14,13 +14,13 @@ could lose a judgment is worse than none).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
 from ..base.edits import newline_of
 from ..base.findings import TextEdit
+from ..base.patterns import DIGIT_RUNS, LINE_SEPARATORS
 from ..base.reorder import Unit, applied, reordered, trimmed
 from ..base.text import LineIndex, Span
 from ..model import Qrels, Run
@@ -33,9 +33,6 @@ from .yaml_meaning import same_meaning
 BLOCKING = frozenset({"QR001", "QR002", "QR004", "QR005", "QR006"})
 """Findings that leave what the file means unsettled: syntax, anchors and tags, wrong shapes,
 keys given twice, a file cut short."""
-
-_LINE_SEPARATORS = re.compile("[\x85\u2028\u2029]")
-_DIGITS = re.compile(r"([0-9]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +74,7 @@ def reformat(
         moved = tuple(TextEdit(e.span.shifted(1), e.new_text) for e in inner.edits)
         at = inner.at.shifted(1) if inner.at is not None else None
         return Reformatted("\ufeff" + inner.text, moved, inner.problem, at)
-    separator = _LINE_SEPARATORS.search(text)
+    separator = LINE_SEPARATORS.search(text)
     if separator is not None:
         at = Span(separator.start(), separator.end())
         return Reformatted(
@@ -217,7 +214,7 @@ def _canonical(names: Sequence[str], known: Sequence[str]) -> list[int]:
 def _natural(qid: str) -> tuple[list[object], str]:
     """Ids in order with their numbers by value (q2 before q10; 007 and 7 by their text)."""
     parts: list[object] = []
-    for i, part in enumerate(_DIGITS.split(qid)):
+    for i, part in enumerate(DIGIT_RUNS.split(qid)):
         digits = part.lstrip("0")
         parts.append((len(digits), digits) if i % 2 else part)
     return parts, qid

@@ -4,20 +4,20 @@ query is scored for several metrics at once."""
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..base.caps import MAX_METRIC_NAME, too_long
+from ..base.patterns import METRIC_NAME, METRIC_PARAM
 from .measure import Judged, Measure
 from .registry import MEASURES, measure_named
 
-# name, then ir_measures' parameters in parentheses, then a cutoff (or RBP's p) after @ _ or .
-_METRIC_RE = re.compile(
-    r"^\s*(?P<name>[A-Za-z][A-Za-z_]*?)\s*(?:\((?P<params>[^()]*)\))?"
-    r"(?:\s*[@_.]\s*(?P<cut>\d+|k|\d*\.\d+|p\s*=\s*\d*\.?\d+))?\s*$"
-)
-_PARAM_RE = re.compile(r"^\s*([A-Za-z_]+)\s*=\s*([-+]?\d*\.?\d+)\s*$")
+# name, then ir_measures' parameters in parentheses, then a cutoff (or RBP's p) after @ _ or .;
+# run by RE2 (core/base/patterns.py): Python's engine backtracked for minutes on "a" + 60,000
+# spaces + "x"
+_METRIC_RE = METRIC_NAME
+_PARAM_RE = METRIC_PARAM
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +141,8 @@ def parse_metric(s: str, k: int | None = None) -> Metric:
     ``SetP``, ``nDCG(gains={0:0,1:1,2:3})@10``, ``nDCG(dcg='exp-log2')@10``,
     ``nDCG(judged_only=True)@10``). ``k`` is the cutoff of ``recall@k`` and of a measure that
     needs one written without it (``recall``): the golden set's, or ``-k``'s."""
+    if len(s) > MAX_METRIC_NAME:
+        raise ValueError(too_long("a metric's name", len(s), MAX_METRIC_NAME))
     m = _METRIC_RE.match(s)
     spelling = m.group("name").lower() if m else ""
     measure = _by_spelling().get(spelling)

@@ -8,15 +8,16 @@ each becomes a located finding (QR401/QR402) and the default is used in its plac
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ..base.caps import MAX_METRIC_NAME, MAX_SETTING, too_long
 from ..base.files import MiB, read_regular
 from ..base.findings import Finding, Fix, Severity, TextEdit, declare, finding
+from ..base.patterns import SETTING_LINE, TOML_ERROR_PLACE, TOOL_TABLE
 from ..base.text import LineIndex, Span, decode
 from ..chunks import ChunkRule, rule_problem
 from ..coverage.judgments import KINDS, Judgments
@@ -37,6 +38,13 @@ declare(
     Severity.WARNING,
     "config",
     "A configuration key that is not defined.",
+)
+declare(
+    "QR403",
+    "config-too-long",
+    Severity.ERROR,
+    "config",
+    "A setting's text longer than its cap (4,096 characters; 200 for a metric): the default is used.",
 )
 
 
@@ -194,16 +202,13 @@ def parse_config_text(text: str, path: Path, *, trusted: bool = True) -> Config:
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("qrels-lsp", {})
         # Locate bad keys inside [tool.qrels-lsp], not in an earlier table with the same key.
-        header = _TOOL_TABLE.search(text)
+        header = TOOL_TABLE.search(text)
         search_from = header.end() if header else 0
     return config_from_mapping(data, base, text, search_from=search_from, trusted=trusted)
 
 
-_TOOL_TABLE = re.compile(r'(?m)^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*"?qrels-lsp"?[ \t]*\]')
-
-
 def _toml_error(text: str, exc: Exception) -> Finding:
-    match = re.search(r"line (\d+), column (\d+)", str(exc))
+    match = TOML_ERROR_PLACE.search(str(exc))
     offset = 0
     if match:
         offset = LineIndex(text).offset(int(match.group(1)) - 1, int(match.group(2)) - 1)
@@ -225,11 +230,11 @@ def _at(
     if key:
         # Blanks, not \s: \s* spans line breaks, so a key that is not there made the search
         # quadratic over blank lines (20,000 of them: 3 s).
-        pattern = re.compile(rf"(?m)^[ \t]*\"?{re.escape(key)}\"?[ \t]*=")
-        match = pattern.search(text, search_from)
-        if match:
-            start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
-            span = Span(start, start + len(key))
+        for match in SETTING_LINE.finditer(text, search_from):
+            if key in (match.group(1), match.group(2)):
+                start = match.start(1) if match.group(1) is not None else match.start(2)
+                span = Span(start, start + len(key))
+                break
     return finding(code, span, message)
 
 
@@ -277,6 +282,12 @@ def config_from_mapping(
                         search_from,
                     )
                 )
+            continue
+        longest = _longest_text(value)
+        cap = MAX_METRIC_NAME if key == "metrics" else MAX_SETTING
+        if longest > cap:
+            message = f"`{key}`: {too_long('a value', longest, cap)}. The default is used."
+            problems.append(_at(where, text, message, key, "QR403", search_from))
             continue
         if key in ("k", "relevance_level", "pool_depth"):
             positive = key != "relevance_level"
@@ -388,6 +399,23 @@ def _shown(key: object) -> str:
     text = str(key)
     text = "".join(c if c.isprintable() else "?" for c in text[:80])
     return text + ("…" if len(str(key)) > 80 else "")
+
+
+def _longest_text(value: Any, budget: int = 100_000) -> int:
+    """The length of the longest string in a setting's value (its lists and tables walked, keys
+    included, up to ``budget`` items: other checks refuse a value that large)."""
+    longest, todo = 0, [value]
+    while todo and budget > 0:
+        budget -= 1
+        item = todo.pop()
+        if isinstance(item, str):
+            longest = max(longest, len(item))
+        elif isinstance(item, list):
+            todo.extend(item[:budget])
+        elif isinstance(item, dict):
+            todo.extend(list(item)[:budget])
+            todo.extend(list(item.values())[:budget])
+    return longest
 
 
 def _fraction(value: Any) -> bool:

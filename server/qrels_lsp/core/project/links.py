@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..base.files import resolve
+from ..base.files import is_file, resolve
 from ..base.globs import expand
 from ..base.owner import Owner
 from ..formats import detect, run_yaml
@@ -147,7 +147,7 @@ class Links:
         if qrels is None:
             return None
         target = self.files.boundary.resolve(resolve(run_path).parent / qrels.value)
-        return target if target is not None and target.is_file() else None
+        return target if target is not None and is_file(target) else None
 
     # -- a run's golden set --------------------------------------------------------------------
     def golden_beside(self, run_path: Path) -> tuple[str, ...]:
@@ -162,7 +162,7 @@ class Links:
             target = boundary.resolve(resolved.parent / run.qrels.value)
             if target is None:
                 return None, boundary.refusal(run.qrels.value)
-            if not target.is_file() and self.files.read(target)[0] is None:
+            if not is_file(target) and self.files.read(target)[0] is None:
                 return None, f"`qrels: {run.qrels.value}` does not exist (looked for {target})."
             return target, None
         for binding in self.config.qrels:

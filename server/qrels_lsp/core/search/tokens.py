@@ -7,10 +7,10 @@ are documented in :mod:`qrels_lsp.core.search.bm25`.
 
 from __future__ import annotations
 
-import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
+from ..base.patterns import COMBINING_MARKS, LINE_BREAK, SENTENCE_END, WORD_TOKEN
 from ..formats.corpus import Document
 
 TOKENIZER_VERSION = 2  # 2: texts are tokenized up to MAX_TOKENIZED_CHARS
@@ -25,16 +25,6 @@ million characters), so their tokens, and BM25's scores, are unchanged."""
 # ---------------------------------------------------------------------------------------------
 # Tokenizer
 
-_CJK = (
-    "\u3041-\u3096\u309d-\u309f"  # hiragana
-    "\u30a1-\u30fa\u30fc-\u30ff"  # katakana (not U+30FB, the middle dot)
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs, extension A, compatibility
-    "\U00020000-\U0003134f"  # extensions B-G
-)
-_WORD = rf"[^\W{_CJK}]+"
-_TOKEN = re.compile(rf"[{_CJK}]|{_WORD}(?:(?<=\d)\.(?=\d){_WORD})*")
-_MARKS = re.compile("[\u0300-\u036f]+")
-
 
 def normalize(text: str, limit: int = MAX_TOKENIZED_CHARS) -> str:
     """Case- and accent-folded text, the form tokens are cut from: of ``text``'s first ``limit``
@@ -43,19 +33,45 @@ def normalize(text: str, limit: int = MAX_TOKENIZED_CHARS) -> str:
     if text.isascii():
         return text.lower()
     text = unicodedata.normalize("NFKD", text)[:limit].casefold()[:limit]
-    return unicodedata.normalize("NFC", _MARKS.sub("", text))
+    return unicodedata.normalize("NFC", COMBINING_MARKS.sub("", text))
 
 
 def tokenize(text: str, limit: int = MAX_TOKENIZED_CHARS) -> list[str]:
     """Tokens as the index and queries see them; the module docstring states the rules. Only
     the first ``limit`` characters count (:data:`MAX_TOKENIZED_CHARS`)."""
-    return _TOKEN.findall(normalize(text, limit))
+    text = normalize(text, limit)
+    found: list[str] = WORD_TOKEN.findall(text)
+    if "." not in text:
+        return found
+    dotted = [i for i, token in enumerate(found) if "." in token]
+    if not dotted:
+        return found
+    out: list[str] = []
+    start = 0
+    for i in dotted:
+        out.extend(found[start:i])
+        out.extend(_split_dots(found[i]))
+        start = i + 1
+    out.extend(found[start:])
+    return out
+
+
+def _split_dots(token: str) -> list[str]:
+    """Word characters joined by dots, as tokens: a dot joins two digits (``3.14``,
+    ``1.2.3``) and splits anything else (``e.g``, ``www.example.com``). Done here rather than
+    with a lookaround in the pattern (``(?<=\\d)\\.(?=\\d)``), which RE2 cannot prove linear."""
+    parts = token.split(".")
+    out = [parts[0]]
+    for part in parts[1:]:
+        if out[-1][-1].isdecimal() and part[0].isdecimal():
+            out[-1] += "." + part
+        else:
+            out.append(part)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
 # Snippets and copied questions
-
-_SENTENCES = re.compile(r"(?<=[.!?。！？])\s+|\r\n|\r|\n")
 
 
 def snippet(
@@ -72,7 +88,7 @@ def snippet(
         text = document.searchable_prefix(MAX_TOKENIZED_CHARS)
     else:
         text = document[:MAX_TOKENIZED_CHARS]
-    parts = [p.strip() for p in _SENTENCES.split(text) if p and p.strip()]
+    parts = [p.strip() for p in LINE_BREAK.split(SENTENCE_END.sub("\\1\n", text)) if p.strip()]
     if not parts or lines <= 0:
         return ""
     wanted = set(query_tokens)
@@ -88,13 +104,25 @@ def snippet(
     return "\n".join(_window(parts[i], wanted, width) for i in chosen)
 
 
+def _tokens_at(text: str) -> Iterator[tuple[int, str]]:
+    """The tokens of ``text`` (not normalised) and where each starts."""
+    for m in WORD_TOKEN.finditer(text):
+        at, token = m.start(), m.group()
+        if "." not in token:
+            yield at, token
+            continue
+        for part in _split_dots(token):
+            yield at, part
+            at += len(part) + 1
+
+
 def _window(line: str, wanted: set[str], width: int) -> str:
     if len(line) <= width:
         return line
     start = 0
-    for m in _TOKEN.finditer(line.lower()):
-        if normalize(m.group()) in wanted:
-            start = max(0, m.start() - width // 4)
+    for at, token in _tokens_at(line.lower()):
+        if normalize(token) in wanted:
+            start = max(0, at - width // 4)
             break
     end = min(len(line), start + width)
     start = max(0, end - width)

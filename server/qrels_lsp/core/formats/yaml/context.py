@@ -11,11 +11,20 @@ a list item or a value, the token being typed there, and the other entries of th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ...base.patterns import (
+    BLANK_HASH,
+    BLOCK_SCALAR,
+    BLOCK_TOKEN_STOP,
+    COMMENT_HASH,
+    FLOW_TOKEN_STOP,
+    KEY_COLON,
+    PLAIN_STOP,
+    QUOTED_KEY_COLON,
+)
 from ...base.text import LineIndex, Span
 
 Role = Literal["key", "item", "value"]
@@ -85,14 +94,6 @@ class _Scan:
     block_list_paths: set[tuple[str, ...]] = field(default_factory=set)
 
 
-_PLAIN_STOP = re.compile(r"[,\[\]{}]|:(?=[\s,\[\]{}]|$)|[ \t]#")
-# (the lookbehind starts a match only at the first blank of a run: a million blanks with no `#`
-# after them would otherwise be tried from every one of them)
-_BLOCK_VALUE_END = re.compile(r"(?<![ \t])[ \t]+#|$")
-_KEY_COLON = re.compile(r":(?=[ \t]|$)")
-_BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*[ \t]*(?:#.*)?$")
-
-
 def _unquote(s: str) -> str:
     if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
         inner = s[1:-1]
@@ -118,7 +119,7 @@ def _split_key(content: str) -> tuple[str, int, int, int] | None:
                 break
             i += 1
         end = i + 1
-        m = re.compile(r"[ \t]*:(?=[ \t]|$)").match(content, end)
+        m = QUOTED_KEY_COLON.match(content, end)
         if m is None:
             return None
         rest = m.end()
@@ -127,9 +128,9 @@ def _split_key(content: str) -> tuple[str, int, int, int] | None:
         return content[:end], 0, end, rest
     if content[0] in "[{":
         return None
-    comment = re.search(r"[ \t]#", content)
+    comment = BLANK_HASH.search(content)
     limit = comment.start() if comment else len(content)
-    m = _KEY_COLON.search(content, 0, limit)
+    m = KEY_COLON.search(content, 0, limit)
     if m is None:
         return None
     key = content[: m.start()].rstrip()
@@ -142,7 +143,7 @@ def _split_key(content: str) -> tuple[str, int, int, int] | None:
 
 
 def _strip_value(raw: str) -> str:
-    m = _BLOCK_VALUE_END.search(raw)
+    m = BLANK_HASH.search(raw)  # a comment: what precedes its blanks is the value
     value = raw[: m.start()] if m else raw
     return _unquote(value.strip())
 
@@ -152,8 +153,7 @@ def _token_at(text: str, start: int, cursor: int, flow: bool) -> tuple[Span, boo
     quoted = start < len(text) and text[start] in "'\"" and start < cursor
     if quoted:
         start += 1
-    stop = re.compile(r"[\s,\[\]{}\"']|:(?=[\s,\[\]{}]|$)" if flow else r"[\s\"']|:(?=\s|$)")
-    m = stop.search(text, cursor)
+    m = (FLOW_TOKEN_STOP if flow else BLOCK_TOKEN_STOP).search(text, cursor)
     end = m.start() if m else len(text)
     return Span(start, max(cursor, end)), quoted
 
@@ -248,7 +248,7 @@ def scan(text: str, cursor: int | None) -> _Scan:
         if has_value and value_raw[0] not in "[{":
             inline = _strip_value(value_raw)
         s.entries.append(Entry(owner_path, "key", key, Span(kstart, kend), inline))
-        if has_value and _BLOCK_SCALAR.match(value_raw):
+        if has_value and BLOCK_SCALAR.match(value_raw):
             block_scalar_indent = col
             continue
         if has_value and value_raw[0] in "[{":
@@ -272,7 +272,7 @@ def _cursor_block_line(
     before = text[line_start:cursor]
     stripped = before.lstrip(" ")
     col = len(before) - len(stripped)
-    if "#" in before and re.search(r"(?:^|[ \t])#", before):
+    if "#" in before and COMMENT_HASH.search(before):
         return
     fs = list(frames)
     if stripped.startswith(("- ", "-\t")):
@@ -375,7 +375,7 @@ def _flow_chars(
             span = Span(i + 1, close)
             nxt = close + 1
         else:
-            m = _PLAIN_STOP.search(text, i, end)
+            m = PLAIN_STOP.search(text, i, end)
             stop = m.start() if m else end
             raw = text[i:stop].rstrip()
             value = raw

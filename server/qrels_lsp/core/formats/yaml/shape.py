@@ -11,6 +11,7 @@ import difflib
 from collections.abc import Callable
 from typing import Any
 
+from ...base.caps import too_long
 from ...base.findings import Finding, Fix, Related, Severity, TextEdit, declare, finding
 from ...base.text import Span
 from ...model import INT_LIMIT, Ref
@@ -42,6 +43,14 @@ declare(
     Severity.ERROR,
     "YAML",
     "A mapping key given twice.",
+    drops=True,
+)
+declare(
+    "QR007",
+    "too-long",
+    Severity.ERROR,
+    "golden set, run YAML",
+    "An id, question, tag or name longer than its cap (4,096 characters; 65,536 for a question): it is not read.",
     drops=True,
 )
 declare(
@@ -118,6 +127,14 @@ class ShapeReader:
             self.add("QR004", node.span, f"{what} must be text, found {describe(node)}.")
         return None
 
+    def capped(self, value: str | None, span: Span, cap: int, what: str) -> str | None:
+        """``value``, or None (and QR007) when it is longer than ``cap``: a hostile file's
+        megabyte id would cost every check, comparison and message that reads it."""
+        if value is not None and len(value) > cap:
+            self.add("QR007", span, f"{too_long(what, len(value), cap)}: it is not read.")
+            return None
+        return value
+
     def positive_int(self, node: YNode, what: str) -> int | None:
         value = node.as_int() if isinstance(node, YScalar) else None
         if value is None or not 1 <= value <= INT_LIMIT:
@@ -175,12 +192,16 @@ def read_entries(
     into: dict[str, Any],
     parse: Callable[[YScalar, YNode], object],
     what: str,
+    cap: int | None = None,
 ) -> None:
-    """Parse a mapping of id -> entry, reporting duplicate ids (QR101) with the first as related."""
+    """Parse a mapping of id -> entry, reporting duplicate ids (QR101) with the first as related,
+    and (with ``cap``) ids longer than it (QR007)."""
     for key, value in node.items:
         qid = key_text(key)
         if qid is None or not isinstance(key, YScalar):
             p.add("QR004", key.span, f"A {what} id must be a plain name or number.")
+            continue
+        if cap is not None and p.capped(qid, key.span, cap, f"A {what} id") is None:
             continue
         entry = parse(key, value)
         if qid in into:
