@@ -116,6 +116,7 @@ LONG_VALUES = {
     "pool_depth": None,
     "blind_judging": None,
     "allow_outside": ["/" + "a" * MAX_SETTING],
+    "format": None,  # true or false and a word from a list; an unknown key is named cut short
 }
 
 

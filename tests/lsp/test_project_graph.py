@@ -20,7 +20,14 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from qrels_lsp.core.search.baseline import BASELINE_NAME
 from test_project_graph import GOLDEN, RUN_A
 
-from .conftest import Workspace, encoding_of, lens_titles, open_doc, until_lenses
+from .conftest import (
+    Workspace,
+    encoding_of,
+    lens_titles,
+    open_doc,
+    track_refreshes,
+    until_lenses,
+)
 
 CACHE = tempfile.mkdtemp(prefix="qrels-lsp-test-cache-")
 SERVER = [sys.executable, "-m", "qrels_lsp.cli", "serve"]
@@ -63,8 +70,8 @@ async def client(
     def ignore(client: LanguageClient, params: object) -> None:
         return None
 
+    track_refreshes(lsp_client)  # (what until_lenses waits for)
     for method in (
-        types.WORKSPACE_CODE_LENS_REFRESH,
         types.WORKSPACE_INLAY_HINT_REFRESH,
         types.CLIENT_REGISTER_CAPABILITY,
     ):
