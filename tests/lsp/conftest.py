@@ -93,6 +93,8 @@ async def client(
         return None
 
     caps = client_capabilities(request.param)
+    lens_caps = caps.workspace.code_lens if caps.workspace else None
+    lsp_client.lens_refresh = bool(lens_caps and lens_caps.refresh_support)  # type: ignore[attr-defined]
     # The BM25 baseline run has its own tests (test_baseline.py); here the runs are the files'.
     settings = {"bm25_baseline": False}
     lsp_client.set_configuration(settings, section="qrels")
@@ -175,6 +177,12 @@ async def next_refresh(client: LanguageClient, seen: int) -> None:
     """Wait until the server has asked the client to refresh its lenses more than ``seen``
     times: the event that says what was being made (a comparison, a run being read, the BM25
     baseline) is ready. No clock: a loaded machine only makes it come later."""
+    if not getattr(client, "lens_refresh", True):
+        # A client that cannot be asked to refresh (Neovim's and Emacs's capabilities) asks
+        # again, as those editors do on their next event; the suite's ceiling catches a view
+        # that never settles.
+        await asyncio.sleep(0.05)
+        return
     while client.refreshes <= seen:  # type: ignore[attr-defined]
         waiter = asyncio.Event()
         client.refreshed.append(waiter)  # type: ignore[attr-defined]

@@ -160,10 +160,10 @@ async def test_schema_keys_not_already_present(client: LanguageClient, ws: Works
         assert item.text_edit is not None and item.text_edit.new_text == f"{item.label}: "
     top_line = position_of(text, "corpus: corpus/\n\n", ws.encoding).line + 1
     result = await complete(client, uri, types.Position(top_line, 0))
-    assert [i.label for i in in_order(result.items)] == [
+    assert [i.label for i in in_order(result.items)] == [  # in the order fmt writes them
+        "description",
         "relevance_level",
         "compare_to",
-        "description",
     ]
     assert {i.label: i.detail for i in result.items} == {
         "relevance_level": "golden set key",

@@ -7,6 +7,6 @@ from __future__ import annotations
 
 from . import checks, formats  # noqa: F401  (they declare their codes on import)
 from .base.findings import CODES, CheckCode
-from .project import analysis, config  # noqa: F401
+from .project import config, project  # noqa: F401  (project imports every part)
 
 __all__ = ["CODES", "CheckCode"]

@@ -42,8 +42,12 @@ def register(server: LanguageServer, state: State) -> None:
         if analysis is None:
             return []
         # A comparison not made in time is shown as being made (or the last one, as being
-        # updated); the lenses are refreshed then.
-        analysis = await session.decided.compared(analysis, COMPARE_WAIT_S, STALE_WAIT_S)
+        # updated); the lenses are refreshed then. A client that cannot be asked to refresh
+        # them (Neovim) would show that until its next edit: it waits for the comparison.
+        if session.client.supports("workspace.code_lens.refresh_support"):
+            analysis = await session.decided.compared(analysis, COMPARE_WAIT_S, STALE_WAIT_S)
+        else:
+            analysis = await session.decided.compared(analysis)
         if analysis.context is not None:
             analysis = await session.decided.pooled(analysis)
         pos = session.positions(uri, analysis.text)
