@@ -35,46 +35,25 @@ def add(sub: Any) -> None:
     c.set_defaults(func=run)
 
 
-MAX_CHECK_ENTRIES = 1_000_000
-"""Files and folders `check FOLDER` looks at before it stops (and says so)."""
-
-
 def _collect(paths: list[Path], config: Config) -> list[Path]:
+    from ..core.project.walk import MAX_CHECK_ENTRIES, files_of_ours
+
     out: list[Path] = []
     for path in paths:
         if path.is_dir():
-            out += _files_of_ours(path, config)
+            found, stopped = files_of_ours(path, config)
+            if stopped:
+                print(
+                    f"qrels-lsp check: {log_text(path)}: stopped after {MAX_CHECK_ENTRIES:,} files "
+                    "and folders; name the folders that hold the evaluation files",
+                    file=sys.stderr,
+                )
+            out += found
         elif path.exists():
             out.append(path)
         else:
             raise UsageError(f"{path} does not exist")
     return out
-
-
-def _files_of_ours(folder: Path, config: Config) -> list[Path]:
-    """The files under ``folder`` whose names make them ours, hidden folders and symlinked
-    folders not entered (a link loop, or a link to ``/``, is not walked)."""
-    import os
-
-    from ..core.formats import detect_by_name
-
-    found: list[Path] = []
-    seen = 0
-    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        seen += len(dirnames) + len(filenames)
-        if seen > MAX_CHECK_ENTRIES:
-            print(
-                f"qrels-lsp check: {log_text(folder)}: stopped after {MAX_CHECK_ENTRIES:,} files and "
-                "folders; name the folders that hold the evaluation files",
-                file=sys.stderr,
-            )
-            break
-        for name in filenames:
-            candidate = Path(dirpath) / name
-            if candidate.is_file() and detect_by_name(candidate, config) is not None:
-                found.append(candidate)
-    return sorted(found)
 
 
 def run(args: argparse.Namespace) -> int:

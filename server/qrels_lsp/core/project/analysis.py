@@ -694,6 +694,13 @@ class Project:
         run, rankings, error, name = self.read_run(path, fast=fast)
         return self._scored(ctx, path, run, rankings, error, name)
 
+    def score_rankings(
+        self, ctx: QrelsContext, key: Path, rankings: dict[str, list[str]], name: str
+    ) -> RunResult:
+        """Rankings made elsewhere (the Python API's in-memory runs) scored as a file's are:
+        chunks mapped by the context's rule, cut as it says; ``key`` names its caches."""
+        return self._scored(ctx, key, None, rankings, None, name)
+
     def _streamed_run(self, ctx: QrelsContext, path: Path) -> RunResult | None:
         """A TREC run larger than ``stream_over``, scored as it is read, a block of queries at
         a time (:mod:`..formats.trec_stream`); None for any other file (read whole)."""
