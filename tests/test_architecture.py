@@ -142,9 +142,10 @@ def test_the_api_stands_on_the_core_alone() -> None:
             continue
         for target in imports(name, path, modules()):
             assert not target.startswith(("pygls", "lsprotocol")), f"{name} imports {target}"
-            assert not target.startswith(
-                ("qrels_lsp.lsp", "qrels_lsp.cli", "qrels_lsp.ide")
-            ), (name, target)
+            assert not target.startswith(("qrels_lsp.lsp", "qrels_lsp.cli", "qrels_lsp.ide")), (
+                name,
+                target,
+            )
 
 
 def test_private_pygls_only_in_compat() -> None:

@@ -50,4 +50,3 @@ def __getattr__(name: str) -> Any:
     if name not in _API:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(importlib.import_module(".api", __name__), name)
-

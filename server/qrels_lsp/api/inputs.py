@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from ..core.base.text import Span
+from ..core.formats import columns as names
 from ..core.metrics import order_by_score
 from ..core.model import INT_LIMIT, Judgment, Qrels, Query, Ranking, Retrieved, Run
 
@@ -35,12 +36,6 @@ RunInput: TypeAlias = "str | os.PathLike[str] | Mapping[str, Any] | Any"
 fused run (:class:`~qrels_lsp.api.results.Run`)."""
 
 NOWHERE = Span(0, 0)  # what was never written in a file has no place in one
-
-QUERY_COLUMNS = ("query_id", "qid", "q_id", "query-id", "query")
-DOC_COLUMNS = ("doc_id", "docno", "docid", "corpus-id", "doc")
-GRADE_COLUMNS = ("relevance", "grade", "label", "rel", "score")
-SCORE_COLUMNS = ("score",)
-RANK_COLUMNS = ("rank",)
 
 
 def as_path(value: object) -> Path | None:
@@ -82,7 +77,7 @@ def golden_grades(value: object) -> dict[str, dict[str, int]]:
     if _is_ranx(value, "Qrels"):
         return _grades(value.to_dict())  # type: ignore[attr-defined]
     if is_frame(value):
-        return _grades(_frame_nested(value, GRADE_COLUMNS, "a grade"))
+        return _grades(_frame_nested(value, names.GRADE, "a grade"))
     if isinstance(value, Mapping):
         return _grades(value)
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
@@ -202,19 +197,18 @@ def _fields(row: object, value: str, kind: str) -> tuple[str, str, object]:
     raise TypeError(f"expected ir_measures {kind} tuples (query_id, doc_id, {value}), got {row!r}")
 
 
-def _column(frame: Any, names: Sequence[str], what: str) -> str:
-    columns = [str(c) for c in frame.columns]
-    found = next((n for n in names if n in columns), None)
+def _column(frame: Any, wanted: Sequence[str], what: str) -> str:
+    found = names.first_of([str(c) for c in frame.columns], tuple(wanted))
     if found is None:
-        raise ValueError(f"the DataFrame has no column for {what} (one of {', '.join(names)})")
+        raise ValueError(f"the DataFrame has no column for {what} (one of {', '.join(wanted)})")
     return found
 
 
 def _frame_nested(frame: Any, values: Sequence[str], what: str) -> dict[str, dict[str, object]]:
     """``{qid: {doc: value}}`` from a long DataFrame (one row per pair); the first row of a
     pair counts, as the file readers keep a first judgment."""
-    q = _column(frame, QUERY_COLUMNS, "the query id")
-    d = _column(frame, DOC_COLUMNS, "the document id")
+    q = _column(frame, names.QUERY, "the query id")
+    d = _column(frame, names.DOC, "the document id")
     v = _column(frame, values, what)
     out: dict[str, dict[str, object]] = {}
     for qid, doc, value in zip(
@@ -227,8 +221,7 @@ def _frame_nested(frame: Any, values: Sequence[str], what: str) -> dict[str, dic
 def _frame_ranked(frame: Any) -> Mapping[str, Any]:
     """A run DataFrame: scores ranked as trec_eval ranks them, or, with no score column, the
     rows ordered by a ``rank`` column (ascending)."""
-    columns = {str(c) for c in frame.columns}
-    if any(c in columns for c in SCORE_COLUMNS):
-        return _frame_nested(frame, SCORE_COLUMNS, "a score")
-    ranks = _frame_nested(frame, RANK_COLUMNS, "a score or a rank")
+    if names.first_of([str(c) for c in frame.columns], names.SCORE) is not None:
+        return _frame_nested(frame, names.SCORE, "a score")
+    ranks = _frame_nested(frame, names.RANK, "a score or a rank")
     return {q: sorted(docs, key=lambda d, r=docs: float(r[d])) for q, docs in ranks.items()}  # type: ignore[misc]

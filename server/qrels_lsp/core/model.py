@@ -20,8 +20,10 @@ if TYPE_CHECKING:
     from .chunks import ChunkRule
     from .fusion.spec import Fusion
 
-QrelsFormat = Literal["golden", "trec-qrels", "beir-qrels", "json-qrels"]
-RunFormat = Literal["run-yaml", "trec-run", "json-run", "msmarco-run"]
+QrelsFormat = Literal[
+    "golden", "trec-qrels", "beir-qrels", "json-qrels", "tsv-qrels", "jsonl-qrels"
+]
+RunFormat = Literal["run-yaml", "trec-run", "json-run", "msmarco-run", "tsv-run", "jsonl-run"]
 FileKind = Literal[
     "golden",
     "run-yaml",
@@ -31,6 +33,10 @@ FileKind = Literal[
     "trec-run",
     "json-run",
     "msmarco-run",
+    "tsv-qrels",
+    "tsv-run",
+    "jsonl-qrels",
+    "jsonl-run",
 ]
 """The formats a file can be read as: see ``core/formats`` (a model says which one it came from)."""
 OtherKind = Literal["trec-topics", "trec-documents"]

@@ -10,7 +10,7 @@ from typing import Literal
 
 from ..base.findings import Finding, Related, Severity, declare, finding
 from ..base.text import LineIndex, Span
-from ..model import Judgment, Qrels, Query
+from ..model import Judgment, Qrels, QrelsFormat, Query
 from .format import EditRefused
 from .grades import in_range, out_of_range
 
@@ -254,7 +254,7 @@ def missing_span(line: str, offset: int) -> Span:
 class QrelsBuilder:
     """Collects judgments per query with block spans and duplicate detection."""
 
-    def __init__(self, fmt: Literal["trec-qrels", "beir-qrels"]) -> None:
+    def __init__(self, fmt: QrelsFormat) -> None:
         self._queries: dict[str, Query] = {}  # (the model's, filled as lines are read)
         self.qrels = Qrels(format=fmt, queries=self._queries)
         self._first: dict[tuple[str, str], Span] = {}

@@ -271,7 +271,7 @@ def run_name(path: Path, run: Run | None) -> str:
     if run is not None and run.format == "run-yaml" and run.name:
         return run.name
     name = path.name
-    for suffix in (".yaml", ".yml", ".json", ".trec", ".txt", ".tsv", ".run"):
+    for suffix in (".yaml", ".yml", ".json", ".jsonl", ".trec", ".txt", ".tsv", ".run"):
         name = name.removesuffix(suffix)
     return name or path.name
 
@@ -527,7 +527,7 @@ class Project:
     ) -> QrelsContext:
         folder = resolve(path).parent
         binding = self.binding(path)
-        if binding is None and kind == "beir-qrels":
+        if binding is None and kind != "golden":  # (qrels/test.tsv or .parquet)
             binding = self._beir_binding(path)
         outside: list[str] = []
         corpus_path: Path | None = None
