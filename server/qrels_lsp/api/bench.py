@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 from ..core.base.boundary import Boundary
 from ..core.metrics import parse_metric
 from ..core.project.analysis import Project, QrelsContext, RunResult
-from ..core.project.config import Config, load_config
-from .inputs import as_path, golden_model, run_model
+from ..core.model import Ref
+from ..core.project.config import Config, load_config, preset_problem
+from .inputs import NOWHERE, as_path, golden_model, run_model
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -37,17 +38,22 @@ def open_golden(
     k: int | None = None,
     relevance_level: int | None = None,
     metrics: Sequence[str] | None = None,
+    preset: str | None = None,
 ) -> Bench:
     """The golden set ``golden`` (a path or an in-memory golden set) with ``k`` and
     ``relevance_level`` applied as ``score -k -l`` applies them, and ``metrics`` read in any
-    tool's spelling (default: the configuration's, else the project's defaults at k)."""
+    tool's spelling (default: the configuration's, else the project's defaults at k); ``preset``
+    names a known benchmark whose conventions apply (docs/presets.md), as `preset:` would."""
+    if preset is not None and preset_problem(preset) is not None:
+        raise ValueError(f"preset {preset!r}: {preset_problem(preset)}")
     path = as_path(golden)
     if path is None:
         project = Project(Config(), boundary=Boundary.of([]))
         model = golden_model(golden, k=k, level=relevance_level)
+        model.preset = Ref(preset, NOWHERE) if preset is not None else None
         ctx = project.context(Path(MEMORY), "json-qrels", model)
     else:
-        project, ctx = _golden_file(path, k, relevance_level)
+        project, ctx = _golden_file(path, k, relevance_level, preset)
     if not ctx.grades and not ctx.unanswerable:
         raise ValueError(f"{golden if path is None else path}: the golden set holds no judgments")
     keys = {str(m): str(m) for m in ctx.metrics}
@@ -60,7 +66,9 @@ def open_golden(
     return Bench(project, ctx, keys)
 
 
-def _golden_file(path: Path, k: int | None, level: int | None) -> tuple[Project, QrelsContext]:
+def _golden_file(
+    path: Path, k: int | None, level: int | None, preset: str | None
+) -> tuple[Project, QrelsContext]:
     """A golden set file read as ``score`` reads it: its configuration (the nearest
     ``qrels-lsp.toml``), its workspace (the configuration's folder, else the file's), its format
     by name and content."""
@@ -83,6 +91,8 @@ def _golden_file(path: Path, k: int | None, level: int | None) -> tuple[Project,
         model.k = k
     if level is not None:
         model.relevance_level = level
+    if preset is not None:
+        model.preset = Ref(preset, NOWHERE)
     return project, project.context(path, kind, model)
 
 

@@ -24,6 +24,7 @@ def evaluate(
     *,
     relevance_level: int | None = None,
     name: str | None = None,
+    preset: str | None = None,
 ) -> Evaluation:
     """Score ``run`` against ``golden``: per query and mean, keyed by ``metrics`` as written
     (``["recall@10", "nDCG@10"]``; any tool's spelling; default: the configuration's metrics,
@@ -31,8 +32,12 @@ def evaluate(
 
     ``k`` is the cutoff of a metric written without one (``recall``) and of the defaults: the
     golden set's ``k:``, else the configuration's, else 10. ``relevance_level`` overrides the
-    golden set's (trec_eval's ``-l``). The numbers are ``qrels-lsp score --format json``'s."""
-    bench = open_golden(golden, k=k, relevance_level=relevance_level, metrics=metrics)
+    golden set's (trec_eval's ``-l``). ``preset`` names a known benchmark whose conventions
+    apply (``"arguana"``: self-hits dropped; docs/presets.md), as a golden set's `preset:` does.
+    The numbers are ``qrels-lsp score --format json``'s."""
+    bench = open_golden(
+        golden, k=k, relevance_level=relevance_level, metrics=metrics, preset=preset
+    )
     return _evaluation(bench, score(bench, run, "run", name))
 
 
@@ -61,6 +66,7 @@ def compare(
     relevance_level: int | None = None,
     alpha: float | None = None,
     min_difference: float | None = None,
+    preset: str | None = None,
 ) -> Comparisons:
     """Compare each run with ``base`` (a run's name; default: the golden set's ``compare_to``,
     else the first run), per metric: deltas, paired randomization and t tests with Holm's
@@ -70,7 +76,9 @@ def compare(
     given: unlike the command, no BM25 baseline or fused run is added."""
     from ..core.project.comparing import choose_base, compare_runs
 
-    bench = open_golden(golden, k=k, relevance_level=relevance_level, metrics=metrics)
+    bench = open_golden(
+        golden, k=k, relevance_level=relevance_level, metrics=metrics, preset=preset
+    )
     results = _scored_runs(bench, runs)
     if len(results) < 2:
         raise ValueError("compare needs two runs or more")

@@ -70,6 +70,7 @@ GOLDEN_KEYS: dict[str, str] = {
     "chunks": 'How its runs\' chunk ids map to its documents: `{separator: "#"}` or `{pattern: ...}` with a group `doc`.',
     "queries": "Query id -> question, relevant documents, or `unanswerable: true`.",
     "description": "Free text about this golden set.",
+    "preset": "A known benchmark whose conventions apply (relevance level, self-hits dropped, k): arguana, quora, msmarco, trec-dl-2019, trec-dl-2020, or none.",
 }
 QUERY_KEYS: dict[str, str] = {
     "question": "The question as a user asked it (from logs or tickets, not from the documents).",
@@ -108,6 +109,11 @@ def parse_golden(text: str) -> Qrels:
         elif level < 0:
             p.add("QR313", node.span, negative_level_note(level) + ".")
         qrels.relevance_level = level
+        qrels.level_span = node.span
+    if "preset" in top:
+        node = top["preset"][1]
+        name = p.string(node, "`preset`")
+        qrels.preset = Ref(name.strip(), node.span) if name and name.strip() else None
     if "runs" in top:
         qrels.runs = p.refs(top["runs"][1], "Each entry of `runs`")
     if "compare_to" in top:

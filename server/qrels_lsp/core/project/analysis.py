@@ -52,6 +52,15 @@ from ..metrics import (
     parse_metric,
 )
 from ..model import FileKind, Qrels, Ref, Run
+from ..presets import (
+    Chosen,
+    Selfless,
+    golden_findings,
+    preset_of,
+    run_findings,
+    self_hits_dropped,
+    without_self,
+)
 from ..search.baseline import BASELINE_NAME, BaselineCache
 from ..search.indexes import IndexCache
 from .comparing import BASELINE_ALIASES, QR115, BaseChoice, choose_base, compare_runs, find_run
@@ -197,6 +206,7 @@ class QrelsContext:
     min_judged: float = 0.9  # the judged@k below which the header warns
     pool_depth: int = 10  # how deep the judging queue looks into each run
     blind_judging: bool = False  # hide what the systems compared say, while judging
+    preset: Chosen | None = None  # a known benchmark's conventions in force (core/presets.py)
 
 
 @dataclass(slots=True)
@@ -319,6 +329,7 @@ class Project:
         self._rankings: dict[Path, tuple[Run, dict[str, list[str]]]] = {}
         self._fast_runs: dict[Path, tuple[str, dict[str, list[str]], str | None]] = {}
         self._chunked: dict[Path, ChunkedRankings] = {}  # per run: its rankings of documents
+        self._selfless: dict[tuple[Path, Path | str], Selfless] = {}  # a preset's (presets.py)
         self._run_scores: dict[Path, tuple[object, object, dict[str, list[float]]]] = {}
         self._fusers: dict[tuple[Path, str], Fuser] = {}  # per golden set and fused run
         self._reader = read
@@ -382,6 +393,8 @@ class Project:
         """The file's span model and what holds it (its rankings, scores, chunk mapping)."""
         for kept in (self._parsed, self._edits, self._rankings, self._run_scores, self._chunked):
             kept.pop(path, None)
+        for key in [k for k in self._selfless if k[1] == path]:
+            del self._selfless[key]
 
     def release_all(self) -> None:
         """Drop what was made from every file (no document is open in the editor): models,
@@ -391,6 +404,7 @@ class Project:
             kept.clear()
         for made in (self._chunked, self._fast_runs, self._scores, self._judged, self._streams):
             made.clear()
+        self._selfless.clear()
         for compared in (self._comparers, self._latest, self._pools, self._fusers):
             compared.clear()
         self._baselines = BaselineCache()  # (a warm-up still running fills the one it was given)
@@ -544,10 +558,14 @@ class Project:
             else:  # said once, as QR112 where the path is written; no corpus checks then
                 outside.append(self.boundary.refusal(corpus_path))
                 corpus_path = _lexical(corpus_path)  # for messages: never looked at
-        k = qrels.k or (binding.k if binding else None) or self.config.k
+        chosen = preset_of(path, kind, qrels, binding, self.config)
+        given = chosen.preset if chosen is not None else None
+        k = qrels.k or (binding.k if binding else None) or (given.k if given else self.config.k)
         level = (
             qrels.relevance_level
             if qrels.relevance_level is not None
+            else given.relevance_level
+            if given is not None
             else self.config.relevance_level
         )
         if binding is not None and binding.topics is not None:
@@ -590,6 +608,7 @@ class Project:
             min_judged=self.config.min_judged,
             pool_depth=self.config.pool_depth,
             blind_judging=self.config.blind_judging,
+            preset=chosen,
         )
 
     def _bound_runs(self, binding: QrelsBinding) -> list[Path]:
@@ -724,6 +743,8 @@ class Project:
         if ctx.chunks is not None:  # chunks to documents, a query at a time
             doc_of = mapper(ctx.chunks)
             stream = ({q: documents(r, doc_of) for q, r in part.items()} for part in stream)
+        if self_hits_dropped(ctx.preset):
+            stream = ({q: without_self(q, r) for q, r in part.items()} for part in stream)
         if ctx.cut is not None:
             stream = ctx.cut.stream(stream, ctx.grades)
         evaluation = evaluate_stream(
@@ -880,8 +901,18 @@ class Project:
             rankings = self._chunked.setdefault(resolve(path), ChunkedRankings()).of(
                 rankings, ctx.chunks
             )
+        rankings = self.ranked(ctx, path, rankings)
         evaluation = self._evaluate(ctx, rankings, path)
         return RunResult(resolve(path), name, run, evaluation, error, rankings)
+
+    def ranked(
+        self, ctx: QrelsContext, key: Path | str, rankings: dict[str, list[str]]
+    ) -> dict[str, list[str]]:
+        """A run's rankings as the golden set scores them: without self-hits under a preset
+        that drops them (core/presets.py; ``key``: the run's file, or the baseline's name)."""
+        if not self_hits_dropped(ctx.preset):
+            return rankings
+        return self._selfless.setdefault((ctx.path, key), Selfless()).of(rankings)
 
     def _evaluate(
         self,
@@ -922,6 +953,8 @@ class Project:
         rankings, since = self._baselines.rankings(
             ctx.qrels, index, self.edit_of(ctx.path, ctx.qrels)
         )
+        kept = self.ranked(ctx, BASELINE_NAME, rankings)
+        rankings, since = kept, since if kept is rankings else None
         evaluation = self._evaluate(ctx, rankings, None, since)
         return RunResult(ctx.path, BASELINE_NAME, None, evaluation, None, rankings, baseline=True)
 
@@ -992,7 +1025,7 @@ class Project:
             )
             if base.problem is not None and model.compare_to is not None and not pending:
                 found.append(finding(QR115, model.compare_to.span, base.problem + "."))
-            found += _outside(own, model)
+            found += _outside(own, model) + golden_findings(own.preset, model.preset, model)
             for ref in model.runs:
                 hits = own.run_matches.get(ref.value, [])
                 problem = own.run_problems.get(ref.value)
@@ -1048,6 +1081,7 @@ class Project:
             namesakes=namesakes,
             shown=shown,
         )
+        found += run_findings(ctx.preset if ctx else None, model)
         runs = [self.score_run(ctx, path)] if ctx is not None else []
         if runs and shown != runs[0].name:
             runs = [replace(runs[0], name=shown)]
