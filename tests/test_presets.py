@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 import pytrec_eval
-from test_cli import qrels_lsp, write
-
 from qrels_lsp import api
 from qrels_lsp.core.formats.golden import parse_golden
 from qrels_lsp.core.presets import PRESETS, choose, folder_preset
+from test_cli import qrels_lsp, write
 
 MEASURES = {
     "recall@1": "recall_1",

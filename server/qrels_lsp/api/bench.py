@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from ..core.base.boundary import Boundary
 from ..core.metrics import parse_metric
-from ..core.project.analysis import Project, QrelsContext, RunResult
 from ..core.model import Ref
+from ..core.project.analysis import Project, QrelsContext, RunResult
 from ..core.project.config import Config, load_config, preset_problem
 from .inputs import NOWHERE, as_path, golden_model, run_model
 
