@@ -187,3 +187,16 @@ def test_parquet_without_pyarrow_says_which_extra(
 
 def test_the_api_reads_dataframe_columns_by_the_same_names() -> None:
     assert columns.first_of(["Query-ID", "Corpus-ID", "Score"], columns.QUERY) == "Query-ID"
+
+
+def test_convert_reads_the_parquet_layout_with_its_questions(tmp_path: Path) -> None:
+    beir_dataset(tmp_path / "hf" / "demo", parquet=True)
+    (tmp_path / "evals").mkdir()
+    r = qrels_lsp("convert", "hf/demo/qrels/test.parquet", "-o", "evals/demo.qrels.yaml", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    from qrels_lsp.core.formats.golden import parse_golden
+
+    golden = parse_golden((tmp_path / "evals/demo.qrels.yaml").read_text(encoding="utf-8"))
+    assert {q: v.question for q, v in golden.queries.items()} == dict(QUERIES)
+    assert golden.grades() == {q: {d: g for q2, d, g in QRELS if q2 == q} for q, _ in QUERIES}
+    assert golden.corpus is not None and golden.corpus.value == "../hf/demo/corpus"
