@@ -355,7 +355,10 @@ def test_the_notebook_example_of_docs_api_runs(tmp_path: Path) -> None:
 def test_every_result_has_a_frame_and_a_missing_pandas_names_the_extra(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    golden, runs = EXAMPLES / "support.qrels.yaml", [EXAMPLES / "runs/bm25.run.yaml", EXAMPLES / "runs/dense.run.yaml"]
+    golden, runs = (
+        EXAMPLES / "support.qrels.yaml",
+        [EXAMPLES / "runs/bm25.run.yaml", EXAMPLES / "runs/dense.run.yaml"],
+    )
     queue = api.pool(golden, runs)
     assert queue.to_pandas().to_dict("records")[0] == vars_of(queue.pairs[0])
     checked = api.check(golden)

@@ -192,7 +192,9 @@ def test_the_api_reads_dataframe_columns_by_the_same_names() -> None:
 def test_convert_reads_the_parquet_layout_with_its_questions(tmp_path: Path) -> None:
     beir_dataset(tmp_path / "hf" / "demo", parquet=True)
     (tmp_path / "evals").mkdir()
-    r = qrels_lsp("convert", "hf/demo/qrels/test.parquet", "-o", "evals/demo.qrels.yaml", cwd=tmp_path)
+    r = qrels_lsp(
+        "convert", "hf/demo/qrels/test.parquet", "-o", "evals/demo.qrels.yaml", cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr
     from qrels_lsp.core.formats.golden import parse_golden
 
