@@ -3,6 +3,7 @@ against pytrec_eval, for every kind of input it takes, on the embedded example a
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import subprocess
@@ -43,15 +44,25 @@ def cli_json(*args: str | Path, cwd: Path, exit_code: int = 0) -> Any:
 
 # -- the command line's numbers ------------------------------------------------------------------
 
+EXAMPLE_RUNS = [
+    "runs/bm25.run.yaml",
+    "runs/dense.run.yaml",
+    "runs/hybrid.trec",
+    "runs/passages.run.yaml",
+]
+
+
+@functools.cache
+def example_scores() -> Any:
+    """`score --format json` of the example's runs (and its fused run), once per process."""
+    return cli_json(
+        "score", "support.qrels.yaml", *EXAMPLE_RUNS, "--metrics", ",".join(GIVEN), cwd=EXAMPLES
+    )
+
 
 def test_evaluate_equals_score_json_on_the_example() -> None:
-    runs = [
-        "runs/bm25.run.yaml",
-        "runs/dense.run.yaml",
-        "runs/hybrid.trec",
-        "runs/passages.run.yaml",
-    ]
-    doc = cli_json("score", "support.qrels.yaml", *runs, "--metrics", ",".join(GIVEN), cwd=EXAMPLES)
+    runs = EXAMPLE_RUNS
+    doc = example_scores()
     assert [r["name"] for r in doc["runs"]] == ["bm25", "dense", "hybrid", "passages", "rrf"]
     for path, expected in zip(runs, doc["runs"][:4], strict=True):
         got = api.evaluate(EXAMPLES / "support.qrels.yaml", EXAMPLES / path, metrics=GIVEN)
@@ -366,3 +377,44 @@ def test_every_result_has_a_frame_and_a_missing_pandas_names_the_extra(
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(ImportError, match=r"qrels-lsp\[pandas\]"):
         queue.to_pandas()
+
+
+RUN_KINDS: dict[str, Callable[[dict[str, list[str]]], Any]] = {
+    "ranked lists": lambda ranked: ranked,
+    "dicts of scores": lambda ranked: scored(ranked),
+    "dataframe by score": lambda ranked: run_frame(scored(ranked)),
+    "dataframe by rank": lambda ranked: pd.DataFrame(
+        [(q, d, r) for q, ds in ranked.items() for r, d in enumerate(ds, 1)],
+        columns=["query_id", "doc_id", "rank"],
+    ),
+    "ranx": lambda ranked: ranx.Run(scored(ranked)),
+    "ir_measures": lambda ranked: [
+        ir_measures.ScoredDoc(q, d, s) for q, ds in scored(ranked).items() for d, s in ds.items()
+    ],
+}
+
+
+def scored(ranked: dict[str, list[str]]) -> dict[str, dict[str, float]]:
+    """Strictly decreasing scores: any tool ranks them in the order given."""
+    return {q: {d: float(len(ds) - i) for i, d in enumerate(ds)} for q, ds in ranked.items()}
+
+
+@pytest.mark.parametrize("kind", list(RUN_KINDS))
+def test_every_run_kind_equals_score_json_on_the_example(kind: str) -> None:
+    """The example's golden set (its k, chunks rule, unanswerable questions) with each of its
+    runs given in memory: the command's numbers for the run file, query for query."""
+    from qrels_lsp.core.base.boundary import Boundary
+    from qrels_lsp.core.project.analysis import Project
+    from qrels_lsp.core.project.config import Config
+
+    runs = EXAMPLE_RUNS
+    doc = example_scores()
+    project = Project(Config(), boundary=Boundary.of([EXAMPLES]))
+    for path, expected in zip(runs, doc["runs"], strict=False):
+        ranked = project.read_run(EXAMPLES / path, fast=True)[1]  # the ids as the file ranks them
+        got = api.evaluate(EXAMPLES / "support.qrels.yaml", RUN_KINDS[kind](ranked), GIVEN)
+        assert got.per_query == {
+            q: dict(zip(GIVEN, (v[c] for c in CANONICAL), strict=True))
+            for q, v in expected["queries"].items()
+        }, path
+        assert (got.missing, got.unanswerable) == (expected["missing"], expected["unanswerable"])

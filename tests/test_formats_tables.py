@@ -202,3 +202,35 @@ def test_convert_reads_the_parquet_layout_with_its_questions(tmp_path: Path) -> 
     assert {q: v.question for q, v in golden.queries.items()} == dict(QUERIES)
     assert golden.grades() == {q: {d: g for q2, d, g in QRELS if q2 == q} for q, _ in QUERIES}
     assert golden.corpus is not None and golden.corpus.value == "../hf/demo/corpus"
+
+
+def test_a_qrels_table_binds_jsonl_judgments_to_parquet_questions_and_corpus(
+    tmp_path: Path,
+) -> None:
+    """`[[qrels]]` takes the new formats as any other: the same baseline as the BEIR layout."""
+    hf = beir_dataset(tmp_path / "hf" / "demo", parquet=True)
+    plain = beir_dataset(tmp_path / "tsv" / "demo", parquet=False)
+    write(
+        tmp_path / "data/judged.jsonl",
+        "".join(
+            json.dumps({"query_id": q, "doc_id": d, "relevance": g}) + "\n" for q, d, g in QRELS
+        ),
+    )
+    pq.write_table(
+        pa.Table.from_pylist([{"_id": i, "text": x} for i, x in QUERIES]),
+        tmp_path / "data/q.parquet",
+    )
+    pq.write_table(
+        pa.Table.from_pylist([{"_id": i, "title": t, "text": x} for i, t, x in CORPUS]),
+        tmp_path / "data/c.parquet",
+    )
+    write(
+        tmp_path / "qrels-lsp.toml",
+        '[[qrels]]\npath = "data/judged.jsonl"\ntopics = "data/q.parquet"\ncorpus = "data/c.parquet"\n',
+    )
+    write(tmp_path / "run.trec", "q1 Q0 d1 1 2.0 r\nq2 Q0 d2 1 1.0 r\n")
+    bound = score("data/judged.jsonl", "run.trec", "--baseline", "bm25", cwd=tmp_path)["runs"]
+    beir = score(plain.relative_to(tmp_path), "run.trec", "--baseline", "bm25", cwd=tmp_path)[
+        "runs"
+    ]
+    assert [(r["queries"], r["mean"]) for r in bound] == [(r["queries"], r["mean"]) for r in beir]  # type: ignore[attr-defined]
