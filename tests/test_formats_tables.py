@@ -208,7 +208,6 @@ def test_a_qrels_table_binds_jsonl_judgments_to_parquet_questions_and_corpus(
     tmp_path: Path,
 ) -> None:
     """`[[qrels]]` takes the new formats as any other: the same baseline as the BEIR layout."""
-    hf = beir_dataset(tmp_path / "hf" / "demo", parquet=True)
     plain = beir_dataset(tmp_path / "tsv" / "demo", parquet=False)
     write(
         tmp_path / "data/judged.jsonl",
