@@ -178,6 +178,8 @@ def test_parquet_without_pyarrow_says_which_extra(
         pa.Table.from_pydict({"query-id": ["q"], "corpus-id": ["d"], "score": [1]}), path
     )
     assert parquet_text(path.read_bytes())[0] is not None
+    text, why = parquet_text(path.read_bytes(), limit=4)  # rows past a reader's cap: not unpacked
+    assert text is None and why is not None and "unpacked" in why
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     assert parquet_text(path.read_bytes()) == (None, NO_PYARROW)

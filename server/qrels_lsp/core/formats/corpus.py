@@ -70,7 +70,6 @@ Cancel = Callable[[], bool]
 _ID_KEYS = ("_id", "id", "doc_id", "docid")
 _TEXT_KEYS = ("text", "contents", "content", "body")
 _MULTI_SUFFIXES = {".jsonl": "jsonl", ".trec": "trec"}
-MAX_PARQUET_BYTES = 1 << 30  # a Parquet file read for a corpus (compressed: its text is larger)
 _BINARY_SUFFIX_TEXT = (
     ".png .jpg .jpeg .gif .bmp .ico .webp .pdf .zip .gz .tgz .bz2 .xz .zst .7z .tar .jar .whl "
     ".so .dll .dylib .exe .bin .o .a .pyc .class .npz .npy .pkl .pickle .parquet .sqlite .db "
@@ -366,9 +365,9 @@ def _load_file_into(
     except OSError as exc:
         return CorpusError(f"cannot access corpus file {path}: {exc.strerror or exc}")
     if path.suffix.lower() == parquet.SUFFIX:  # its rows as JSONL, cut at the limit as a file is
-        data, problem = parquet.parquet_jsonl(path, MAX_PARQUET_BYTES)
+        data, problem = parquet.parquet_jsonl(path, limit)
         size = len(data) if data is not None else 0
-        data = data[:limit] if data is not None else None
+        data = data[:limit] if data is not None else None  # (its text may be the longer)
     else:
         # A binary file (a disk image, a 2 GB sparse file) is refused from its first bytes,
         # before up to `limit` of it is read and decoded for nothing.

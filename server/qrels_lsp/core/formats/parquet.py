@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..base.files import BINARY_TEXT, read_regular
+from ..base.files import BINARY_TEXT, MAX_TEXT_BYTES, read_regular
 
 SUFFIX = ".parquet"
 MAGIC = b"PAR1"
@@ -25,8 +25,10 @@ NO_PYARROW = (
 )
 
 
-def parquet_text(data: bytes) -> tuple[str | None, str | None]:
-    """A Parquet file's rows as JSONL, or why not (no pyarrow, not Parquet, unreadable)."""
+def parquet_text(data: bytes, limit: int = MAX_TEXT_BYTES) -> tuple[str | None, str | None]:
+    """A Parquet file's rows as JSONL, or why not (no pyarrow, not Parquet, unreadable, or
+    rows larger than ``limit`` bytes once unpacked: a file is never unpacked past a reader's
+    cap)."""
     if not data.startswith(MAGIC):
         return None, "not a Parquet file (it does not start with PAR1)"
     try:
@@ -35,7 +37,12 @@ def parquet_text(data: bytes) -> tuple[str | None, str | None]:
     except ImportError:
         return None, NO_PYARROW
     try:
-        table = pq.read_table(pa.BufferReader(data))
+        opened = pq.ParquetFile(pa.BufferReader(data))
+        meta = opened.metadata
+        size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        if size > limit:  # a few compressed megabytes can hold gigabytes: not unpacked
+            return None, f"its rows take {size:,} bytes unpacked, more than the {limit:,} read"
+        table = opened.read()
     except Exception as exc:  # a damaged file: said, never raised
         return None, f"an unreadable Parquet file: {type(exc).__name__}: {exc}"
     names = [str(n) for n in table.column_names]
@@ -65,7 +72,7 @@ def parquet_jsonl(path: Path, limit: int) -> tuple[bytes | None, str | None]:
         return None, problem
     if len(data) > limit:
         return None, f"larger than {limit:,} bytes, the corpus limit"
-    text, problem = parquet_text(data)
+    text, problem = parquet_text(data, limit)
     return (None, problem) if text is None else (text.encode("utf-8"), None)
 
 
