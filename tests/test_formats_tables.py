@@ -17,7 +17,7 @@ from qrels_lsp.core.formats import columns, detect
 from qrels_lsp.core.formats.parquet import NO_PYARROW, parquet_text
 from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels
 from qrels_lsp.core.formats.trec_run import parse_trec_run
-from qrels_lsp.core.project.config import Config
+from qrels_lsp.core.project.config import Config, load_config
 from test_cli import qrels_lsp, write
 
 METRICS = "recall@10,ndcg@10,P@5,map,mrr"
@@ -235,3 +235,20 @@ def test_a_qrels_table_binds_jsonl_judgments_to_parquet_questions_and_corpus(
         "runs"
     ]
     assert [(r["queries"], r["mean"]) for r in bound] == [(r["queries"], r["mean"]) for r in beir]  # type: ignore[attr-defined]
+
+
+def test_an_empty_tsv_is_read_by_its_role(tmp_path: Path) -> None:
+    """A `.tsv` whose content says nothing (empty): bound as qrels, BEIR's qrels (as it was before
+    TSV with a header was read); matched by a run glob, a run, never judgments."""
+    write(tmp_path / "data/judged.tsv", "")
+    write(tmp_path / "runs/dense.tsv", "")
+    write(
+        tmp_path / "qrels-lsp.toml",
+        'runs = ["runs/*.tsv"]\n\n[[qrels]]\npath = "data/judged.tsv"\n',
+    )
+    config = load_config(tmp_path)
+    kinds = {p: detect(tmp_path / p, "", config) for p in ("data/judged.tsv", "runs/dense.tsv")}
+    assert {p: f.name if f else None for p, f in kinds.items()} == {
+        "data/judged.tsv": "beir-qrels",
+        "runs/dense.tsv": "trec-run",
+    }

@@ -165,11 +165,13 @@ async def test_schema_keys_not_already_present(client: LanguageClient, ws: Works
         "relevance_level",
         "compare_to",
         "description",
+        "preset",
     ]
     assert {i.label: i.detail for i in result.items} == {
         "relevance_level": "golden set key",
         "compare_to": "golden set key",
         "description": "golden set key",
+        "preset": "golden set key",
     }
     assert set(GOLDEN_KEYS) >= {i.label for i in result.items}
 

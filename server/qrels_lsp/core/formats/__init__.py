@@ -180,15 +180,18 @@ def recognise(
     if kind is None:
         if guess != "trec?":
             return None, None
-        fmt = _trec_by_name(path)  # content that says nothing (an empty file): the name decides
+        fmt = _trec_by_name(path, role or hint)  # content that says nothing: the name decides
         return fmt, fmt.name
     if kind in ("trec-topics", "trec-documents"):
         return None, kind
     return get(kind), kind
 
 
-def _trec_by_name(path: Path) -> Format:
-    return trec_qrels.FORMAT if "qrels" in path.name.lower() else trec_run.FORMAT
+def _trec_by_name(path: Path, role: Role | None) -> Format:
+    name = path.name.lower()
+    if role == "qrels" and name.endswith(".tsv"):  # a bound `.tsv`: BEIR's, as before TSV headers
+        return beir_qrels.FORMAT
+    return trec_qrels.FORMAT if "qrels" in name else trec_run.FORMAT
 
 
 def detect(path: Path, text: str, rules: NameRules, role: Role | None = None) -> Format | None:
