@@ -404,14 +404,15 @@ def test_every_run_kind_equals_score_json_on_the_example(kind: str) -> None:
     """The example's golden set (its k, chunks rule, unanswerable questions) with each of its
     runs given in memory: the command's numbers for the run file, query for query."""
     from qrels_lsp.core.base.boundary import Boundary
-    from qrels_lsp.core.project.analysis import Project
     from qrels_lsp.core.project.config import Config
+    from qrels_lsp.core.project.project import Project
 
     runs = EXAMPLE_RUNS
     doc = example_scores()
     project = Project(Config(), boundary=Boundary.of([EXAMPLES]))
     for path, expected in zip(runs, doc["runs"], strict=False):
-        ranked = project.read_run(EXAMPLES / path, fast=True)[1]  # the ids as the file ranks them
+        # the ids as the file ranks them
+        ranked = project.runs.read_run(EXAMPLES / path, fast=True)[1]
         got = api.evaluate(EXAMPLES / "support.qrels.yaml", RUN_KINDS[kind](ranked), GIVEN)
         assert got.per_query == {
             q: dict(zip(GIVEN, (v[c] for c in CANONICAL), strict=True))

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytrec_eval
 from fixtures import apply_edits, only
 from qrels_lsp.core.base.boundary import Boundary
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import load_config
+from qrels_lsp.core.project.project import Project
 from qrels_lsp.ide.lenses import REPORT_TITLE, lens_groups
 
 GOLDEN = """\

@@ -9,15 +9,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.base.boundary import Boundary
 from ..core.metrics import parse_metric
 from ..core.model import Ref
-from ..core.project.analysis import Project, QrelsContext, RunResult
-from ..core.project.config import Config, load_config, preset_problem
 from .inputs import NOWHERE, as_path, golden_model, run_model
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from ..core.project.project import Project
+    from ..core.project.results import QrelsContext, RunResult
 
 MEMORY = "<memory>"  # the name an in-memory golden set or run is kept under (never a file)
 
@@ -44,6 +44,11 @@ def open_golden(
     ``relevance_level`` applied as ``score -k -l`` applies them, and ``metrics`` read in any
     tool's spelling (default: the configuration's, else the project's defaults at k); ``preset``
     names a known benchmark whose conventions apply (docs/presets.md), as `preset:` would."""
+    # The project is imported here: importing the API loads no more than the commands' start.
+    from ..core.base.boundary import Boundary
+    from ..core.project.config import Config, preset_problem
+    from ..core.project.project import Project
+
     if preset is not None and preset_problem(preset) is not None:
         raise ValueError(f"preset {preset!r}: {preset_problem(preset)}")
     path = as_path(golden)
@@ -72,6 +77,11 @@ def _golden_file(
     """A golden set file read as ``score`` reads it: its configuration (the nearest
     ``qrels-lsp.toml``), its workspace (the configuration's folder, else the file's), its format
     by name and content."""
+    from ..core.base.boundary import Boundary
+    from ..core.model import Qrels
+    from ..core.project.config import load_config
+    from ..core.project.project import Project
+
     if not path.is_file():
         raise FileNotFoundError(f"{path} does not exist")
     config = load_config(path.resolve())
@@ -83,8 +93,6 @@ def _golden_file(
     )
     project = Project(config, boundary=boundary)
     kind, _text, model, error = project.load(path, role="qrels")
-    from ..core.model import Qrels
-
     if not isinstance(model, Qrels) or kind is None:
         raise ValueError(f"{path}: {error or 'not a golden set or qrels file'}")
     if k is not None:
@@ -103,7 +111,7 @@ def score(bench: Bench, run: object, key: str, name: str | None = None) -> RunRe
     path = as_path(run)
     if path is None:
         named = run_model(run)
-        result = bench.project.score_rankings(
+        result = bench.project.scoring.score_rankings(
             bench.ctx, Path(key), named.run.ranked_ids(), name or named.name or key
         )
     else:
@@ -111,7 +119,7 @@ def score(bench: Bench, run: object, key: str, name: str | None = None) -> RunRe
             raise FileNotFoundError(f"run {path} does not exist")
         project = bench.project
         project.boundary = project.boundary.widened([path.resolve().parent])  # named: trusted
-        result = project.score_run(bench.ctx, path, fast=True)
+        result = project.scoring.score_run(bench.ctx, path, fast=True)
         if name is not None:
             result = replace(result, name=name)
     if result.error:

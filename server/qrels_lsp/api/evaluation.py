@@ -12,7 +12,7 @@ from .results import Comparisons, Evaluation, rekeyed
 
 if TYPE_CHECKING:
     from ..core.compare import Comparison
-    from ..core.project.analysis import RunResult
+    from ..core.project.results import RunResult
     from .inputs import GoldenInput, RunInput
 
 

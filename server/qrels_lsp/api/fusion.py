@@ -75,15 +75,15 @@ def _input(run: RunInput, needs_scores: bool) -> Input:
     """One run's rankings (and scores, for a score method), read as ``fuse`` reads a file."""
     from ..core.base.boundary import Boundary
     from ..core.fusion import Input
-    from ..core.project.analysis import Project
     from ..core.project.config import Config
+    from ..core.project.project import Project
 
     path = as_path(run)
     if path is not None:
         if not path.is_file():
             raise FileNotFoundError(f"run {path} does not exist")
         project = Project(Config(), boundary=Boundary.of([Path(path).resolve().parent]))
-        model, rankings, error, _name = project.read_run(path, fast=not needs_scores)
+        model, rankings, error, _name = project.runs.read_run(path, fast=not needs_scores)
         if error is not None:
             raise ValueError(f"{path}: {error}")
     else:

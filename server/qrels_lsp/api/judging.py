@@ -46,8 +46,8 @@ def check(*paths: str | os.PathLike[str]) -> Check:
     reports them: each file in its project (its configuration, its golden set)."""
     from ..core.base.boundary import Boundary
     from ..core.base.text import line_index
-    from ..core.project.analysis import Project
     from ..core.project.config import load_config
+    from ..core.project.project import Project
 
     named = [Path(p) for p in paths]
     if not named:

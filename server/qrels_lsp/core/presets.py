@@ -7,8 +7,8 @@ dataset (``arguana/qrels/test.tsv``); ``preset: none`` takes none.
 What a preset sets is a default: a value the golden set (or its `[[qrels]]` table) writes itself
 wins, and QR140 says where it differs from the benchmark's. Self-hits are dropped in one place,
 :func:`without_self` (through :class:`Selfless`, which keeps the lists it made between
-analyses), where the project takes a run's rankings (``Project.ranked``): every run read, streamed,
-fused or built (the BM25 baseline), so the lenses, hover, the report, the judging queue, the
+analyses), where the project scores a run's rankings (``Scoring.ranked``): every run read,
+streamed, fused or built (the BM25 baseline), so the lenses, hover, the report, the judging queue, the
 command line and the API all see the same rankings.
 """
 

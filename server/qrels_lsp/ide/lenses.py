@@ -10,7 +10,8 @@ from typing import Literal, NamedTuple
 from ..core.base.escape import md_text
 from ..core.base.text import Span
 from ..core.model import Qrels, Run
-from ..core.project.analysis import Analysis, Project
+from ..core.project.analysis import Analysis
+from ..core.project.project import Project
 from .compare import Place, comparison_markdown
 from .judging import judge_title
 from .present import (
@@ -44,7 +45,7 @@ TOP = Span(0, 0)
 
 def top_groups(analysis: Analysis) -> list[LensGroup]:
     """A golden set's first-line lenses: the header, the judging lens when the queue has been
-    made (``Project.pool``) and is not empty, and the report's when there are runs."""
+    made (``Decisions.pool``) and is not empty, and the report's when there are runs."""
     ctx = analysis.context
     assert ctx is not None
     header = header_titles(
@@ -79,8 +80,9 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
         return out
     if isinstance(analysis.model, Run) and analysis.runs:
         result = analysis.runs[0]
+        previous = None if analysis.compared else analysis.previous
         compared = run_comparison_title(
-            ctx, result, analysis.comparisons, None if analysis.compared else analysis.previous
+            ctx, result, analysis.comparisons, previous, compared=analysis.compared
         )
         header = (run_header_title(ctx, result), *([compared] if compared else []))
         out = [LensGroup(top, header, None)]
@@ -128,14 +130,15 @@ def comparison_place(project: Project, analysis: Analysis) -> Place | None:
 
 def comparison_report(project: Project, analysis: Analysis) -> str:
     """The whole comparison a golden set's first-line lenses (or a run file's) summarise: every
-    metric, the questions needed, the questions that flipped. Call it on the analysis thread."""
+    metric, the questions needed, the questions that flipped, from an analysis whose comparison
+    is made (``Decisions.compare``). Call it on the analysis thread (it reads the golden set)."""
     ctx = analysis.context
     if analysis.waiting is not None:
         return (
             f"*The runs are compared with {md_text(analysis.waiting)} once its BM25 index is "
             "built (its progress is shown as it goes); until then, with no other run.*"
         )
-    comparisons = project.compare(analysis)
+    comparisons = analysis.comparisons
     if ctx is None or comparisons is None:
         return ""
     runs = [analysis.runs[0].name] if isinstance(analysis.model, Run) and analysis.runs else None

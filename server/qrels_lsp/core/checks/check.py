@@ -23,7 +23,7 @@ from ..model import Qrels, Query, Run
 from .suggestions import SuggestionBudget
 
 if TYPE_CHECKING:
-    from ..project.incremental import EntryEdit
+    from ..model import EntryEdit
 
 Input = Literal["corpus", "level", "newline", "yaml"]
 """What a per-query check may read beyond its entry: the corpus, the relevance level, the file's

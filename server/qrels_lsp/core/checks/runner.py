@@ -12,8 +12,7 @@ from ..chunks import ChunkRule
 from ..coverage.judgments import Completeness
 from ..formats import get
 from ..formats.corpus import Corpus
-from ..model import Qrels, Query, Run
-from ..project.incremental import EntryEdit
+from ..model import EntryEdit, Qrels, Query, Run
 from .cache import CheckCache, Key
 from .check import (
     CorpusState,

@@ -107,4 +107,4 @@ def table_kind(text: str, role: Role | None = None) -> ContentKind | None:
         return None
     if family == "tsv" and kind == "qrels" and len(fields) == 3:
         return "beir-qrels"
-    return f"{family}-{kind}"  # type: ignore[return-value]
+    return f"{family}-{kind}"

@@ -124,7 +124,7 @@ def _where(line: str, offset: int, key: str, value: object) -> Span:
 
 def qrels_of(rows: Iterator[Row], cols: Columns, fmt: str, findings: list[Finding]) -> Qrels:
     """The judgments of ``rows``; a row without one of the columns is reported (QR301)."""
-    b = QrelsBuilder(fmt)  # type: ignore[arg-type]
+    b = QrelsBuilder(fmt)
     for row, span in rows:
         got = _fields(row, span, cols, b.qrels.findings)
         if got is not None:
@@ -135,7 +135,7 @@ def qrels_of(rows: Iterator[Row], cols: Columns, fmt: str, findings: list[Findin
 
 def run_of(rows: Iterator[Row], cols: Columns, fmt: str, findings: list[Finding]) -> Run:
     """The rankings of ``rows``, each in trec_eval's order."""
-    run = Run(format=fmt)  # type: ignore[arg-type]
+    run = Run(format=fmt)
     docs: dict[str, dict[str, Retrieved]] = {}
     for row, span in rows:
         got = _fields(row, span, cols, run.findings)

@@ -30,12 +30,13 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None or not isinstance(analysis.model, Qrels):
             return None
-        project, after = session.project, args.get("after")
+        after = args.get("after")
         skip = (
             (str(after[0]), str(after[1])) if isinstance(after, list) and len(after) == 2 else None
         )
-        pool = await session.run(lambda: project.pool(analysis))
-        pair = await session.run(lambda: next_pair(analysis, skip))  # a pass over the questions
+        pooled = await session.decided.pooled(analysis)
+        pool = pooled.pool
+        pair = await session.run(lambda: next_pair(pooled, skip))  # a pass over the questions
         if pool is None or pair is None:
             client.inform("Nothing to judge: the runs' top documents are all judged.")
             return None

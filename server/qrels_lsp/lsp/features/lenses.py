@@ -43,10 +43,9 @@ def register(server: LanguageServer, state: State) -> None:
             return []
         # A comparison not made in time is shown as being made (or the last one, as being
         # updated); the lenses are refreshed then.
-        await session.compared(analysis, COMPARE_WAIT_S, STALE_WAIT_S)
-        if analysis.context is not None and not analysis.pooled:
-            project = session.project
-            await session.run(lambda: project.pool(analysis))
+        analysis = await session.decided.compared(analysis, COMPARE_WAIT_S, STALE_WAIT_S)
+        if analysis.context is not None:
+            analysis = await session.decided.pooled(analysis)
         pos = session.positions(uri, analysis.text)
         path = str(analysis.path)
         encoder = encoders.get(uri)
@@ -78,9 +77,9 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return ""
-        await session.compared(analysis)
+        compared = await session.decided.compared(analysis)
         project = session.project
-        text = await session.run(lambda: comparison_report(project, analysis))
+        text = await session.run(lambda: comparison_report(project, compared))
         if text:
             client.inform(text)
         return text
