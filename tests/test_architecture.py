@@ -3,6 +3,7 @@
 - no import cycle anywhere in server/ (imports for type checking aside), and none in core/ even
   counting those;
 - core/ and ide/ never import pygls or lsprotocol: the editor layer answers in editor terms;
+- the Python API (api/) imports the core only;
 - pygls's private API is used in lsp/compat.py only;
 - every LSP handler is a short convert-and-return function (40 lines at most).
 """
@@ -150,6 +151,20 @@ def test_core_and_ide_never_import_the_protocol() -> None:
         if name.startswith("qrels_lsp.core"):
             for target in imports(name, path, modules()):
                 assert not target.startswith("qrels_lsp.ide"), f"{name} reaches up to {target}"
+
+
+def test_the_api_stands_on_the_core_alone() -> None:
+    """The Python API is a facade over the core, as the command line is: no editor layer, no
+    protocol, no command line (docs/api.md)."""
+    for name, path in modules().items():
+        if not name.startswith("qrels_lsp.api"):
+            continue
+        for target in imports(name, path, modules()):
+            assert not target.startswith(("pygls", "lsprotocol")), f"{name} imports {target}"
+            assert not target.startswith(("qrels_lsp.lsp", "qrels_lsp.cli", "qrels_lsp.ide")), (
+                name,
+                target,
+            )
 
 
 def test_private_pygls_only_in_compat() -> None:

@@ -33,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
+import bench_api  # noqa: E402
 import bench_compare  # noqa: E402
 import bench_fusion  # noqa: E402
 import bench_index  # noqa: E402
@@ -46,7 +47,19 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qrel
 DATA = Path(tempfile.gettempdir()) / "qrels-lsp-bench" / "data"
 YAML_LS_VERSION = "1.25.0"
 PY_PEERS = {"pytrec_eval": "pytrec-eval-terrier", "rank_bm25": "rank_bm25", "bm25s": "bm25s"}
-BENCHES = ("start", "lsp", "yaml", "large", "index", "score", "bm25", "memory", "compare", "fusion")
+BENCHES = (
+    "start",
+    "lsp",
+    "yaml",
+    "large",
+    "index",
+    "score",
+    "bm25",
+    "memory",
+    "compare",
+    "fusion",
+    "api",
+)
 
 
 # -- setup ----------------------------------------------------------------------------------------
@@ -556,6 +569,21 @@ def fusion_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def api_row(r: dict[str, Any]) -> dict[str, Any]:
+    """The Python API's import costs no more than the command line's start."""
+    return row(
+        "python -c 'import qrels_lsp.api' (whole process)",
+        r["api_median_s"],
+        r["cli_median_s"],
+        "qrels-lsp --help",
+        "s",
+        "<= 1.00x",
+        r["api_median_s"] <= r["cli_median_s"],
+        f"median of {r['runs']}, interleaved; -X importtime: qrels_lsp.api "
+        f"{r['api_importtime_us'] / 1000:.0f} ms cumulative",
+    )
+
+
 # -- output ---------------------------------------------------------------------------------------
 
 
@@ -733,6 +761,11 @@ def main() -> int:
         step("fusion: RRF and a weighted sum (ours, ranx), and after an edit")
         report["fusion"] = bench_fusion.run()
         rows += fusion_rows(report["fusion"])
+
+    if "api" in benches:
+        step("the Python API's import (ours, the command line's start)")
+        report["api"] = bench_api.run(a.starts)
+        rows.append(api_row(report["api"]))
 
     report["rows"] = rows
     report["load_average_end"] = os.getloadavg()

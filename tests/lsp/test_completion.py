@@ -164,11 +164,13 @@ async def test_schema_keys_not_already_present(client: LanguageClient, ws: Works
         "description",
         "relevance_level",
         "compare_to",
+        "preset",
     ]
     assert {i.label: i.detail for i in result.items} == {
         "relevance_level": "golden set key",
         "compare_to": "golden set key",
         "description": "golden set key",
+        "preset": "golden set key",
     }
     assert set(GOLDEN_KEYS) >= {i.label for i in result.items}
 

@@ -12,7 +12,6 @@ from .common import (
     allow_outside,
     boundary_for,
     config_for,
-    files_of_ours,
     log_text,
     progress_on,
     workspace_of,
@@ -37,6 +36,8 @@ def add(sub: Any) -> None:
 
 
 def _collect(paths: list[Path], config: Config) -> list[Path]:
+    from .common import files_of_ours
+
     out: list[Path] = []
     for path in paths:
         if path.is_dir():

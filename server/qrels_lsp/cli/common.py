@@ -242,24 +242,16 @@ stops (and says so)."""
 
 
 def files_of_ours(folder: Path, config: Config, command: str) -> list[Path]:
-    """The files under ``folder`` whose names make them ours, hidden folders and symlinked
-    folders not entered (a link loop, or a link to ``/``, is not walked)."""
-    from ..core.formats import detect_by_name
+    """The files under ``folder`` whose names make them ours (``core/project/walk.py``), and a
+    word on stderr when the walk stopped at its cap."""
+    from ..core.project.walk import MAX_CHECK_ENTRIES
+    from ..core.project.walk import files_of_ours as walk
 
-    found: list[Path] = []
-    seen = 0
-    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        seen += len(dirnames) + len(filenames)
-        if seen > MAX_WALKED:
-            print(
-                f"qrels-lsp {command}: {log_text(folder)}: stopped after {MAX_WALKED:,} files and "
-                "folders; name the folders that hold the evaluation files",
-                file=sys.stderr,
-            )
-            break
-        for name in filenames:
-            candidate = Path(dirpath) / name
-            if candidate.is_file() and detect_by_name(candidate, config) is not None:
-                found.append(candidate)
-    return sorted(found)
+    found, stopped = walk(folder, config)
+    if stopped:
+        print(
+            f"qrels-lsp {command}: {log_text(folder)}: stopped after {MAX_CHECK_ENTRIES:,} files "
+            "and folders; name the folders that hold the evaluation files",
+            file=sys.stderr,
+        )
+    return found

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             "both sides are YAML: write to a .trec/.qrels/.txt file to convert to TREC"
         )
-    if kind == "beir-qrels" and to_yaml:
+    if found is not None and found.role == "qrels" and kind != "golden" and to_yaml:
         _beir_dataset(args, workspace)
     target = _target(args, found.role if found is not None else None, to_yaml)
     topics_in = _maybe_read(args.topics) if to_yaml else None

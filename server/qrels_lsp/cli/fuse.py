@@ -150,11 +150,6 @@ def _input(project: Project, path: Path, params: Params, rule: ChunkRule | None)
 def trec_text(fused: Fused, tag: str) -> str:
     """TREC run lines in trec_eval's order: queries by id (as bytes), then score descending and
     document id descending (the order ``fuse`` made), each score written to the last bit."""
-    from ..core.formats.trec_run import run_lines
-    from ..core.metrics.order import c_bytes
+    from ..core.formats.trec_run import run_text
 
-    return "".join(
-        line
-        for qid in sorted(fused.rankings, key=c_bytes)
-        for line in run_lines(qid, zip(fused.rankings[qid], fused.scores[qid], strict=True), tag)
-    )
+    return run_text(fused.rankings, fused.scores, tag)

@@ -327,6 +327,8 @@ class Qrels:
     k_span: Span | None = None
     queries_span: Span | None = None  # the `queries` key of a golden set YAML (a key goes above)
     relevance_level: int | None = None
+    level_span: Span | None = None  # of the `relevance_level:` value
+    preset: Ref | None = None  # `preset:` a known benchmark's conventions (core/presets.py)
     runs: list[Ref] = field(default_factory=list)
     compare_to: Ref | None = None  # the base run of comparisons, by name
     judgments: Ref | None = None  # `judgments:` exhaustive or pooled (core/coverage/judgments)

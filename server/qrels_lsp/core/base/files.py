@@ -13,7 +13,7 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -142,6 +142,12 @@ U+FFFD. Any other file may be a TREC file (they carry any name), read as trec_ev
 bytes kept (see :func:`~.text.decode`)."""
 
 
+BINARY_TEXT: dict[str, Callable[[bytes], tuple[str | None, str | None]]] = {}
+"""Binary files that hold a text format's rows, by suffix: their bytes to that text, or why
+not. ``core/formats/parquet.py`` puts Parquet here (as JSONL), so that every reader of files
+(the command line's, the editor's disk, the API's) reads a Parquet dataset as the same text."""
+
+
 def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> tuple[str | None, str | None]:
     """A text file's content, or why it cannot be had (too large, not a file, unreadable).
 
@@ -157,6 +163,9 @@ def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> tuple[str | None, str 
         return None, error
     if len(data) > limit:
         return None, f"{TOO_LARGE} {limit // MiB} MiB"
+    convert = BINARY_TEXT.get(os.path.splitext(path.name)[1].lower())
+    if convert is not None:
+        return convert(data)
     if b"\x00" in data[:8192]:
         return None, "a binary file (it holds NUL bytes)"
     text, problems = decode(data, keep_bytes=not path.name.lower().endswith(STRUCTURED_SUFFIXES))

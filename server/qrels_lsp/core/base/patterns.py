@@ -187,6 +187,12 @@ SPECS: dict[str, Spec] = {
         AT,
         'a file that starts {"q": {',
     ),
+    "TABLE_FRACTION": Spec(
+        r"\d\.\d*[1-9]|\d[eE][-+]?\d",
+        SCAN,
+        "a score's fraction or exponent in a table's first lines (a run, not qrels): each digit run "
+        "after a dot is read once",
+    ),
     "JSON_FRACTION": Spec(
         r":[ \t\n\r]*(?:-?[0-9]+(?:\.[0-9]|[eE])|NaN|-?Infinity)", SCAN, "a score, not a grade"
     ),
@@ -324,6 +330,7 @@ if TYPE_CHECKING:
     JSON_STRING: re.Pattern[str]
     JSON_TOKEN: re.Pattern[str]
     JSON_NESTED_START: re.Pattern[str]
+    TABLE_FRACTION: re.Pattern[str]
     JSON_FRACTION: re.Pattern[str]
     TOOL_TABLE: re.Pattern[str]
     SETTING_LINE: re.Pattern[str]

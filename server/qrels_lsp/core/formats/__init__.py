@@ -24,10 +24,13 @@ from . import (
     golden,
     json_qrels,
     json_run,
+    jsonl_rows,
     msmarco_run,
+    parquet,
     run_yaml,
     trec_qrels,
     trec_run,
+    tsv_header,
 )
 from .content import ContentKind, sniff
 from .format import EditRefused, Format, Role
@@ -41,6 +44,10 @@ FORMATS: tuple[Format, ...] = (
     trec_run.FORMAT,
     json_run.FORMAT,
     msmarco_run.FORMAT,
+    tsv_header.QRELS_FORMAT,
+    tsv_header.RUN_FORMAT,
+    jsonl_rows.QRELS_FORMAT,
+    jsonl_rows.RUN_FORMAT,
 )
 _BY_NAME: dict[str, Format] = {f.name: f for f in FORMATS}
 
@@ -115,8 +122,8 @@ def _by_name(path: Path, rules: NameRules) -> tuple[Guess, Role | None]:
         if binding.path == resolved:  # a golden set YAML may be bound too (for its runs)
             if name.endswith((".yaml", ".yml")):
                 return golden.FORMAT, "qrels"
-            if name.endswith(".tsv"):
-                return beir_qrels.FORMAT, "qrels"
+            if name.endswith(".tsv"):  # BEIR's, or a TSV whose header names other columns
+                return "trec?", "qrels"
             return (json_qrels.FORMAT if name.endswith(".json") else "trec?"), "qrels"
     if name.endswith((".yaml", ".yml")):
         if matches(path, rules.golden, rules.root):
@@ -131,6 +138,8 @@ def _by_name(path: Path, rules: NameRules) -> tuple[Guess, Role | None]:
         return by_suffix, by_suffix.role
     if name.endswith(".tsv") and path.parent.name.lower() == "qrels":
         return beir_qrels.FORMAT, "qrels"  # BEIR's layout: qrels/test.tsv
+    if name.endswith(parquet.SUFFIX) and path.parent.name.lower() == "qrels":
+        return "trec?", "qrels"  # Hugging Face's: qrels/test.parquet, read as JSONL rows
     if matches(path, rules.runs, rules.root):
         return "trec?", "run"
     if name in _TREC_NAMES or name.endswith(_TREC_SUFFIXES):
@@ -172,15 +181,18 @@ def recognise(
     if kind is None:
         if guess != "trec?":
             return None, None
-        fmt = _trec_by_name(path)  # content that says nothing (an empty file): the name decides
+        fmt = _trec_by_name(path, role or hint)  # content that says nothing: the name decides
         return fmt, fmt.name
     if kind in ("trec-topics", "trec-documents"):
         return None, kind
     return get(kind), kind
 
 
-def _trec_by_name(path: Path) -> Format:
-    return trec_qrels.FORMAT if "qrels" in path.name.lower() else trec_run.FORMAT
+def _trec_by_name(path: Path, role: Role | None) -> Format:
+    name = path.name.lower()
+    if role == "qrels" and name.endswith(".tsv"):  # a bound `.tsv`: BEIR's, as before TSV headers
+        return beir_qrels.FORMAT
+    return trec_qrels.FORMAT if "qrels" in name else trec_run.FORMAT
 
 
 def detect(path: Path, text: str, rules: NameRules, role: Role | None = None) -> Format | None:

@@ -8,10 +8,11 @@ topics (``<top>``) and TREC ``<DOC>`` corpora, which share the ``.trec`` suffix 
 
 from __future__ import annotations
 
-from ..base.patterns import DOC_TAG, MARKUP_START, TOP_TAG
+from ..base.patterns import DOC_TAG, MARKUP_START, TABLE_FRACTION, TOP_TAG
 from ..model import FileKind, OtherKind
 from .format import Role
 from .json_nested import has_fractions, looks_nested
+from .table import header_columns, jsonl_keys, tsv_header
 from .trec_lines import FIELD, atol, is_comment, sniff_trec_kind, text_lines
 
 ContentKind = FileKind | OtherKind
@@ -33,6 +34,9 @@ def sniff(text: str, role: Role | None = None) -> ContentKind | None:
         if DOC_TAG.search(head):
             return "trec-documents"
         return None
+    table = table_kind(text, role)
+    if table is not None:
+        return table
     kind = sniff_trec_kind(text)
     if kind == "beir-qrels" and role != "qrels" and (role == "run" or ranked_tsv(text)):
         return "msmarco-run"
@@ -69,3 +73,31 @@ def ranked_tsv(text: str, lines: int = 50) -> bool:
         and ranks[0] in (0, 1)
         and ranks == list(range(ranks[0], ranks[0] + len(ranks)))
     )
+
+
+def table_kind(text: str, role: Role | None = None) -> ContentKind | None:
+    """A table with named columns (``table.py``): JSONL objects with query and document keys,
+    or a TSV whose first line names its columns; None for anything else. A BEIR header
+    (three columns: query, document, grade) is BEIR qrels, which read the same."""
+    keys = jsonl_keys(text)
+    if keys is not None:
+        family, fields = "jsonl", keys
+    else:
+        header = tsv_header(text)
+        if header is None:
+            return None
+        family, fields = "tsv", header
+    qrels = header_columns(fields, "qrels") is not None
+    run = header_columns(fields, "run") is not None
+    if role is not None:
+        wanted = qrels if role == "qrels" else run
+        kind = role if wanted else None
+    elif qrels and run:  # one `score` column: a grade (BEIR) or a score
+        kind = "run" if TABLE_FRACTION.search(text[:_WINDOW]) else "qrels"
+    else:
+        kind = "qrels" if qrels else "run" if run else None
+    if kind is None:
+        return None
+    if family == "tsv" and kind == "qrels" and len(fields) == 3:
+        return "beir-qrels"
+    return f"{family}-{kind}"

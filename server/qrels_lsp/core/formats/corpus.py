@@ -39,6 +39,7 @@ from typing import Literal
 from ..base.files import MiB, describe_mode, read_regular
 from ..base.patterns import DOC_BLOCK, DOCNO_CLOSE, DOCNO_OPEN, HTML_TAG, TITLE_CLOSE, TITLE_OPEN
 from ..base.text import LineIndex, Span, decode
+from . import parquet
 from .sgml import blocks
 
 DEFAULT_MAX_BYTES = 100 * MiB
@@ -329,7 +330,7 @@ def _load(
 
 def _file_format(path: Path) -> CorpusFormat | None:
     suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
+    if suffix in (".jsonl", ".ndjson", parquet.SUFFIX):  # Parquet: read as the JSONL of its rows
         return "jsonl"
     if suffix in (".tsv", ".tab"):
         return "tsv"
@@ -364,12 +365,19 @@ def _load_file_into(
         size = path.stat().st_size
     except OSError as exc:
         return CorpusError(f"cannot access corpus file {path}: {exc.strerror or exc}")
-    # A binary file (a disk image, a 2 GB sparse file) is refused from its first bytes, before
-    # up to `limit` of it is read and decoded for nothing.
-    head, problem = read_regular(path, 8192)
-    if head is not None and b"\0" in head:
-        return CorpusError(f"corpus file {path}: a binary file (it holds NUL bytes), not a corpus")
-    data, problem = read_regular(path, limit)
+    if path.suffix.lower() == parquet.SUFFIX:  # its rows as JSONL, cut at the limit as a file is
+        data, problem = parquet.parquet_jsonl(path, limit)
+        size = len(data) if data is not None else 0
+        data = data[:limit] if data is not None else None  # (its text may be the longer)
+    else:
+        # A binary file (a disk image, a 2 GB sparse file) is refused from its first bytes,
+        # before up to `limit` of it is read and decoded for nothing.
+        head, problem = read_regular(path, 8192)
+        if head is not None and b"\0" in head:
+            return CorpusError(
+                f"corpus file {path}: a binary file (it holds NUL bytes), not a corpus"
+            )
+        data, problem = read_regular(path, limit)
     if data is None:
         return CorpusError(f"corpus file {path}: {problem}")
     end = len(data)
@@ -772,6 +780,19 @@ def _multi_file_format(walk: _Walk, root: Path) -> tuple[CorpusFormat, list[Path
     return None
 
 
+def _parquet_shards(root: Path) -> list[Path]:
+    """The Parquet files of a folder that holds nothing else to read (a dataset split in shards,
+    ``corpus-00000-of-00002.parquet``...), in name order; none for any other folder."""
+    try:
+        with os.scandir(root) as entries:
+            names = sorted(e.name for e in entries if not e.name.startswith(".") and e.is_file())
+    except OSError:
+        return []
+    if not names or not all(n.lower().endswith(parquet.SUFFIX) for n in names):
+        return []
+    return [root / n for n in names]
+
+
 def _load_folder(
     root: Path,
     progress: Progress | None,
@@ -787,6 +808,9 @@ def _load_folder(
     except OSError as exc:
         return CorpusError(f"cannot read corpus folder {root}: {exc.strerror or exc}")
     walk = _walk(root, cancel, inside=inside)
+    shards = _parquet_shards(root) if not walk.files else []
+    if shards:  # Hugging Face's corpus/ folder: Parquet files alone
+        return _load_multi(root, "jsonl", shards, walk, progress, cancel, max_bytes)
     multi = _multi_file_format(walk, root)
     if multi is not None:
         return _load_multi(root, multi[0], multi[1], walk, progress, cancel, max_bytes)

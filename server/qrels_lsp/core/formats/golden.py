@@ -92,6 +92,11 @@ def parse_golden(text: str, doc: YamlDoc | None = None) -> Qrels:
         elif level < 0:
             p.add("QR313", node.span, negative_level_note(level) + ".")
         qrels.relevance_level = level
+        qrels.level_span = node.span
+    if "preset" in top:
+        node = top["preset"][1]
+        name = p.string(node, "`preset`")
+        qrels.preset = Ref(name.strip(), node.span) if name and name.strip() else None
     if "runs" in top:
         qrels.runs = p.refs(top["runs"][1], "Each entry of `runs`")
     if "compare_to" in top:

@@ -17,6 +17,7 @@ GOLDEN_KEYS: dict[str, str] = {
     "judgments": "How complete the judgments are: `exhaustive` (every document not listed is not relevant, the usual RAG golden set: coverage does not gate) or `pooled` (TREC style: a document not judged is unknown). Default: exhaustive when no grade is 0.",
     "runs": "Runs to score against this golden set: paths or globs relative to this file.",
     "compare_to": "The run the others are compared with, by name (`bm25` for the BM25 baseline).",
+    "preset": "A known benchmark whose conventions apply (relevance level, self-hits dropped, k): arguana, quora, msmarco, trec-dl-2019, trec-dl-2020, or none.",
     "chunks": 'How its runs\' chunk ids map to its documents: `{separator: "#"}` or `{pattern: ...}` with a group `doc`.',
     "fusions": "Runs fused from this golden set's runs: `- {name: hybrid, method: rrf, runs: [bm25, dense]}`.",
     "queries": "Query id -> question, relevant documents, or `unanswerable: true`.",

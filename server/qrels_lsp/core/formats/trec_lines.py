@@ -10,7 +10,7 @@ from typing import Literal
 from ..base.findings import Finding, Related, Severity, declare, finding
 from ..base.patterns import ATOF, ATOL, EXOTIC_WS, LINE_BREAK, TREC_FIELD, TREC_FIRST_FIELD
 from ..base.text import LineIndex, Span
-from ..model import Judgment, Qrels, Query
+from ..model import Judgment, Qrels, QrelsFormat, Query
 from .format import EditRefused
 from .grades import in_range, out_of_range
 
@@ -247,7 +247,7 @@ class QrelsBuilder:
     document judged once per subtopic is no duplicate; :meth:`finished` keeps the subtopics
     of such a file only (``core/subtopics.py``)."""
 
-    def __init__(self, fmt: Literal["trec-qrels", "beir-qrels"]) -> None:
+    def __init__(self, fmt: QrelsFormat) -> None:
         self._queries: dict[str, Query] = {}  # (the model's, filled as lines are read)
         self.qrels = Qrels(format=fmt, queries=self._queries)
         self._first: dict[tuple[str, str, str | None], Span] = {}

@@ -5,7 +5,7 @@ per-line objects, the same values in the same order as the full parser."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..base.caps import MAX_ID
@@ -319,6 +319,20 @@ def trec_run_tag(text: str) -> str | None:
 def run_tag(name: str, default: str = "run") -> str:
     """A name as a TREC run's tag column: one field (whitespace becomes ``_``)."""
     return BLANK_RUN.sub("_", name) or default
+
+
+def run_text(
+    rankings: Mapping[str, Sequence[str]], scores: Mapping[str, Sequence[float]], tag: str
+) -> str:
+    """A whole run's TREC lines in trec_eval's order: queries by id (as bytes), each ranking in
+    the order given with its scores (a fused run's: ``fuse -o`` and the API's ``to_trec``)."""
+    from ..metrics.order import c_bytes
+
+    return "".join(
+        line
+        for qid in sorted(rankings, key=c_bytes)
+        for line in run_lines(qid, zip(rankings[qid], scores[qid], strict=True), tag)
+    )
 
 
 def run_lines(qid: str, ranked: Iterable[tuple[str, float]], tag: str) -> Iterator[str]:

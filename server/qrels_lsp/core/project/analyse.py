@@ -19,6 +19,7 @@ from ..checks.run_chunks import QR209, matches_no_document
 from ..checks.suppress import apply_suppressions
 from ..formats.corpus import Corpus
 from ..model import FileKind, Qrels, Run
+from ..presets import golden_findings, run_findings
 from ..search.baseline import BASELINE_NAME
 from .analysis import Analysis
 from .comparing import QR115, BaseChoice, choose_base
@@ -111,6 +112,7 @@ def analyse_golden(
     if base.problem is not None and model.compare_to is not None and not pending:
         found.append(finding(QR115, model.compare_to.span, base.problem + "."))
     found += _outside(own, model) + _runs_entries(own, model, unscored)
+    found += golden_findings(own.preset, model.preset, model)
     found += _replacement_characters(text)
     return Analysis(
         path,
@@ -162,6 +164,7 @@ def analyse_run(project: Parts, path: Path, kind: FileKind, text: str, model: Ru
         namesakes=namesakes,
         shown=shown,
     )
+    found += run_findings(ctx.preset if ctx else None, model)
     runs = [project.scoring.score_run(ctx, path)] if ctx is not None else []
     if runs and shown != runs[0].name:
         runs = [replace(runs[0], name=shown)]

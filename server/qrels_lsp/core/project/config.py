@@ -68,6 +68,7 @@ SETTINGS: dict[str, str] = {
     "judgments": 'How complete the judgments of every golden set are, unless its own `judgments:` (or its [[qrels]] table) says: "exhaustive" (a document not listed is not relevant: coverage does not gate) or "pooled" (a document not judged is unknown: coverage gates). Default: inferred per golden set, exhaustive when no grade is 0.',
     "alpha": "Significance level of comparisons, after Holm-Bonferroni over the runs and metrics shown. Default 0.05.",
     "min_difference": "The smallest difference worth detecting: comparisons say how many questions would detect it (power 0.8). Default 0.05.",
+    "preset": 'A known benchmark whose conventions apply to every golden set that names none: "arguana", "quora" (documents whose id is the query\'s dropped from runs), "msmarco", "trec-dl-2019", "trec-dl-2020" (relevance level 2), or "none". Default: from a BEIR dataset\'s folder name.',
     "min_judged": "Below this judged@k (the share of a run's top k that the golden set judges), the golden set's first line warns: its unjudged documents count as not relevant. 0 to 1; 0 never warns. Default 0.9.",
     "pool_depth": "How deep into each run the judging queue looks (depth-k pooling): the golden set's `N unjudged in the top D · judge next` lens and `qrels-lsp pool`'s default `--depth`. Default 10.",
     "blind_judging": "While judging, hide what the systems being compared say: run ranks, scores and comparisons in lenses, hints and hover, BM25's quality hints and its order in completion. Default false.",
@@ -90,6 +91,7 @@ QRELS_SETTINGS: dict[str, str] = {
     "fusions": "Runs fused from its runs ([[qrels.fusions]] tables: name, method, runs, k, weights, norm, depth).",
     "chunks": 'How its runs\' chunk ids map to its documents: {separator = "#"} or {pattern = "..."}.',
     "judgments": 'How complete its judgments are: "exhaustive" or "pooled" (see `judgments`).',
+    "preset": "A known benchmark whose conventions apply to it (see `preset`).",
 }
 
 
@@ -106,6 +108,7 @@ class QrelsBinding:
     fusions: tuple[Fusion, ...] | None = None  # (None: none given; the configuration's apply)
     chunks: ChunkRule | None = None
     judgments: Judgments | None = None  # how complete its judgments are (None: not said)
+    preset: str | None = None  # a known benchmark's conventions (core/presets.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +123,7 @@ class Config:
     corpus_ids: Literal["path", "stem"] = "path"  # a folder corpus's ids: paths, or without suffix
     compare_to: str | None = None  # the base run of comparisons (None: the default choice)
     judgments: Judgments | None = None  # for every golden set that does not say (None: inferred)
+    preset: str | None = None  # for every golden set that names none (None: by its folder)
     alpha: float = 0.05
     min_difference: float = 0.05
     fusions: tuple[Fusion, ...] = ()  # for every golden set that declares none of its own
@@ -338,6 +342,12 @@ def config_from_mapping(
                 bad(key, 'expected "exhaustive" or "pooled"')
             else:
                 values[key] = value
+        elif key == "preset":
+            problem = preset_problem(value)
+            if problem is not None:
+                bad(key, problem)
+            else:
+                values[key] = value.strip().casefold()
         elif key == "fusions":
             values[key] = _fusions(value, f"`[[fusions]]` of {where.name}", bad)
         elif key == "chunks":
@@ -564,6 +574,10 @@ def _bindings(
         if judgments is not None and judgments not in KINDS:
             bad("qrels", f'`judgments` of {path.name}: expected "exhaustive" or "pooled"')
             judgments = None
+        preset = table.get("preset")
+        if preset is not None and preset_problem(preset) is not None:
+            bad("qrels", f"`preset` of {path.name}: {preset_problem(preset)}")
+            preset = None
         where = f"the [[qrels]] table of {path.name} in {source}"
         fusions = (
             _fusions(table["fusions"], f"`fusions` of {where}", bad) if "fusions" in table else None
@@ -586,9 +600,19 @@ def _bindings(
                 fusions=fusions,
                 chunks=chunks,
                 judgments=judgments,
+                preset=preset.strip().casefold() if preset is not None else None,
             )
         )
     return tuple(out)
+
+
+def preset_problem(value: Any) -> str | None:
+    """Why ``value`` names no preset (None: it does)."""
+    from ..presets import NONE, PRESETS
+
+    if isinstance(value, str) and value.strip().casefold() in (*PRESETS, NONE):
+        return None
+    return f"expected one of {', '.join(repr(n) for n in (*PRESETS, NONE))}"
 
 
 def _resolved(path: Path) -> Path:

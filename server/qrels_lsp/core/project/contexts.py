@@ -22,6 +22,7 @@ from ..fusion import Fusion
 from ..metrics import Metric, Since, default_metrics, parse_metric
 from ..metrics.lens import lens_metrics
 from ..model import FileKind, Qrels, Ref
+from ..presets import preset_of
 from .config import Config, QrelsBinding
 from .files import Files
 from .links import Links, union
@@ -56,14 +57,18 @@ class Contexts:
     ) -> QrelsContext:
         folder = resolve(path).parent
         binding = self.links.binding(path)
-        if binding is None and kind == "beir-qrels":
+        if binding is None and kind != "golden":  # (qrels/test.tsv or .parquet)
             binding = self.links.beir_binding(path)
         outside: list[str] = []
         corpus_path, corpus = self._corpus(folder, qrels, binding, outside)
-        k = qrels.k or (binding.k if binding else None) or self.config.k
+        chosen = preset_of(path, kind, qrels, binding, self.config)
+        given = chosen.preset if chosen is not None else None
+        k = qrels.k or (binding.k if binding else None) or (given.k if given else self.config.k)
         level = (
             qrels.relevance_level
             if qrels.relevance_level is not None
+            else given.relevance_level
+            if given is not None
             else self.config.relevance_level
         )
         self._topics(qrels, binding, outside)
@@ -99,6 +104,7 @@ class Contexts:
             min_judged=self.config.min_judged,
             pool_depth=self.config.pool_depth,
             blind_judging=self.config.blind_judging,
+            preset=chosen,
         )
 
     def _corpus(

@@ -65,6 +65,8 @@ class Derived:
             return None
         edit = self.runs.files.edit_of(ctx.path, ctx.qrels)
         rankings, since = self._baselines.rankings(ctx.qrels, index, edit)
+        kept = self.scoring.ranked(ctx, BASELINE_NAME, rankings)  # a preset's self-hits out
+        rankings, since = kept, since if kept is rankings else None
         evaluation = self.scoring.evaluate(ctx, rankings, None, since)
         return RunResult(ctx.path, BASELINE_NAME, None, evaluation, None, rankings, baseline=True)
 

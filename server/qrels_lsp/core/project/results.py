@@ -16,6 +16,7 @@ from ..model import FileKind, Qrels, Ref, Run
 if TYPE_CHECKING:
     from ..chunks import ChunkRule
     from ..fusion import Fusion
+    from ..presets import Chosen
 
 
 @dataclass(slots=True)
@@ -73,6 +74,7 @@ class QrelsContext:
     min_judged: float = 0.9  # the judged@k below which the header warns
     pool_depth: int = 10  # how deep the judging queue looks into each run
     blind_judging: bool = False  # hide what the systems compared say, while judging
+    preset: Chosen | None = None  # a known benchmark's conventions in force (core/presets.py)
 
 
 def run_name(path: Path, run: Run | None) -> str:
@@ -80,6 +82,6 @@ def run_name(path: Path, run: Run | None) -> str:
     if run is not None and run.format == "run-yaml" and run.name:
         return run.name
     name = path.name
-    for suffix in (".yaml", ".yml", ".json", ".trec", ".txt", ".tsv", ".run"):
+    for suffix in (".yaml", ".yml", ".json", ".jsonl", ".trec", ".txt", ".tsv", ".run"):
         name = name.removesuffix(suffix)
     return name or path.name

@@ -16,6 +16,7 @@ from ..formats import detect, trec_run
 from ..formats.trec_stream import StreamStats, stream_rankings
 from ..metrics import Evaluation, ScoreCache, Since, evaluate, evaluate_stream
 from ..model import Run
+from ..presets import Selfless, self_hits_dropped, without_self
 from .comparing import find_run
 from .results import QrelsContext, RunResult, run_name
 from .runs import RunStore, read_as, why
@@ -34,6 +35,7 @@ class Scoring:
         self.config = runs.config
         self._caches: dict[tuple[Path, RunKey], ScoreCache] = {}
         self._chunked: dict[Path, ChunkedRankings] = {}  # per run: its rankings of documents
+        self._selfless: dict[tuple[Path, Path | str], Selfless] = {}  # a preset's (presets.py)
         self.owner = Owner("the project's scores")
 
     def score_run(self, ctx: QrelsContext, path: Path, *, fast: bool = False) -> RunResult:
@@ -60,8 +62,26 @@ class Scoring:
             self.owner.check()
             chunked = self._chunked.setdefault(resolve(path), ChunkedRankings())
             rankings = chunked.of(rankings, ctx.chunks)
+        rankings = self.ranked(ctx, path, rankings)
         evaluation = self.evaluate(ctx, rankings, path)
         return RunResult(resolve(path), name, run, evaluation, error, rankings)
+
+    def score_rankings(
+        self, ctx: QrelsContext, key: Path, rankings: dict[str, list[str]], name: str
+    ) -> RunResult:
+        """Rankings made elsewhere (the Python API's in-memory runs) scored as a file's are:
+        chunks mapped by the context's rule, cut as it says; ``key`` names its caches."""
+        return self.scored(ctx, key, None, rankings, None, name)
+
+    def ranked(
+        self, ctx: QrelsContext, key: Path | str, rankings: dict[str, list[str]]
+    ) -> dict[str, list[str]]:
+        """A run's rankings as the golden set scores them: without self-hits under a preset
+        that drops them (core/presets.py; ``key``: the run's file, or the baseline's name)."""
+        if not self_hits_dropped(ctx.preset):
+            return rankings
+        self.owner.check()
+        return self._selfless.setdefault((ctx.path, key), Selfless()).of(rankings)
 
     def evaluate(
         self,
@@ -116,6 +136,8 @@ class Scoring:
         if ctx.chunks is not None:  # chunks to documents, a query at a time
             doc_of = mapper(ctx.chunks)
             stream = ({q: documents(r, doc_of) for q, r in part.items()} for part in stream)
+        if self_hits_dropped(ctx.preset):
+            stream = ({q: without_self(q, r) for q, r in part.items()} for part in stream)
         if ctx.cut is not None:
             stream = ctx.cut.stream(stream, ctx.grades)
         evaluation = evaluate_stream(
@@ -141,11 +163,14 @@ class Scoring:
     def forget(self, path: Path) -> None:
         self.owner.check()
         self._chunked.pop(path, None)
+        for key in [k for k in self._selfless if k[1] == path]:
+            del self._selfless[key]
 
     def clear(self) -> None:
         self.owner.check()
         self._caches.clear()
         self._chunked.clear()
+        self._selfless.clear()
 
 
 def fused_input(ctx: QrelsContext, path: Path) -> bool:
