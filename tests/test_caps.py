@@ -117,6 +117,7 @@ LONG_VALUES = {
     "blind_judging": None,
     "allow_outside": ["/" + "a" * MAX_SETTING],
     "format": None,  # true or false and a word from a list; an unknown key is named cut short
+    "preset": None,  # a word from a list, never quoted back
 }
 
 
