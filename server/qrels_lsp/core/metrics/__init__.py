@@ -21,6 +21,7 @@ from .explain import NdcgExplanation, NdcgRow, ndcg_explain
 from .measure import Judged, Measure, format_value
 from .metric import (
     Metric,
+    configured_metrics,
     default_metrics,
     known_metrics,
     parse_metric,
@@ -43,6 +44,7 @@ __all__ = [
     "ScoreCache",
     "Since",
     "changed_keys",
+    "configured_metrics",
     "default_metrics",
     "evaluate",
     "evaluate_stream",

@@ -170,6 +170,25 @@ def default_metrics(k: int) -> list[Metric]:
     ]
 
 
+def configured_metrics(names: Sequence[str], k: int, *, lens: bool = False) -> list[Metric]:
+    """The configured metrics at a golden set's ``k`` (``recall`` is ``recall@k``), each once;
+    the defaults when none is configured (or none can be read: the configuration says so).
+    ``lens``: with the lenses' numbers (recall@k, MRR) and the coverage the first line watches."""
+    out: list[Metric] = []
+    for name in names:
+        try:
+            metric = parse_metric(name, k)
+        except ValueError:
+            continue
+        if metric not in out:
+            out.append(metric)
+    out = out or default_metrics(k)
+    if lens:
+        shown = (Metric("recall", k), Metric("mrr"), Metric("judged", k))
+        out += [m for m in shown if m not in out]
+    return out
+
+
 def walk(
     grades: Mapping[str, int], ranking: Sequence[str], depth: int | None, level: int
 ) -> Judged:

@@ -46,16 +46,15 @@ from ..metrics import (
     RunCut,
     ScoreCache,
     Since,
-    default_metrics,
+    configured_metrics,
     evaluate,
     evaluate_stream,
-    parse_metric,
 )
 from ..model import FileKind, Qrels, Ref, Run
 from ..search.baseline import BASELINE_NAME, BaselineCache
 from ..search.indexes import IndexCache
 from .comparing import BASELINE_ALIASES, QR115, BaseChoice, choose_base, compare_runs, find_run
-from .config import Config, QrelsBinding
+from .config import Config, QrelsBinding, scoring_settings
 from .fusing import resolve as resolve_fusion
 from .incremental import EntryEdit, reparse
 from .judging import pool_of
@@ -544,12 +543,7 @@ class Project:
             else:  # said once, as QR112 where the path is written; no corpus checks then
                 outside.append(self.boundary.refusal(corpus_path))
                 corpus_path = _lexical(corpus_path)  # for messages: never looked at
-        k = qrels.k or (binding.k if binding else None) or self.config.k
-        level = (
-            qrels.relevance_level
-            if qrels.relevance_level is not None
-            else self.config.relevance_level
-        )
+        k, level, chunks = scoring_settings(qrels, binding, self.config)
         if binding is not None and binding.topics is not None:
             if self.boundary.allows(binding.topics):
                 _attach_topics(qrels, self.topics(binding.topics))
@@ -560,10 +554,7 @@ class Project:
         problems = {p: (e.refused, e.problem) for p, e in expansions.items() if e.problem}
         bound = self._bound_runs(binding) if binding is not None else []
         linked = [*matches.values(), bound, self.runs_naming(path, pending)]
-        metrics = _metrics(self.config.metrics, k)
-        if self.lens_metrics:  # the lenses' numbers, and the coverage the first line watches
-            shown = (Metric("recall", k), Metric("mrr"), Metric("judged", k))
-            metrics += [m for m in shown if m not in metrics]
+        metrics = configured_metrics(self.config.metrics, k, lens=self.lens_metrics)
         judged = self._judgments(path, qrels)
         return QrelsContext(
             path=resolve(path),
@@ -584,7 +575,7 @@ class Project:
             compare_to=_compare_to(qrels, binding, self.config),
             judgments=completeness(_judgments_stated(qrels, binding, self.config), judged.pooled),
             fusions=_fusions(qrels, binding, self.config),
-            chunks=qrels.chunks or (binding.chunks if binding else None) or self.config.chunks,
+            chunks=chunks,
             alpha=self.config.alpha,
             min_difference=self.config.min_difference,
             min_judged=self.config.min_judged,
@@ -1471,20 +1462,6 @@ def _compare_to(qrels: Qrels, binding: QrelsBinding | None, config: Config) -> R
         return qrels.compare_to
     name = (binding.compare_to if binding is not None else None) or config.compare_to
     return Ref(name, Span(0, 0)) if name else None
-
-
-def _metrics(names: tuple[str, ...], k: int) -> list[Metric]:
-    """The configured metrics at the golden set's ``k`` (``recall`` is ``recall@k``), each
-    once; the defaults when none is configured (or none can be read: the config says so)."""
-    out: list[Metric] = []
-    for name in names:
-        try:
-            metric = parse_metric(name, k)
-        except ValueError:
-            continue
-        if metric not in out:
-            out.append(metric)
-    return out or default_metrics(k)
 
 
 def _read_as(kind: FileKind | None) -> str:

@@ -21,7 +21,7 @@ from ..base.text import LineIndex, Span, decode
 from ..chunks import ChunkRule, rule_problem
 from ..coverage.judgments import KINDS, Judgments
 from ..fusion.spec import FUSION_KEYS, MAX_FUSED_RUNS, MAX_FUSIONS, Fusion, value_problem
-from ..model import INT_LIMIT, Ref
+from ..model import INT_LIMIT, Qrels, Ref
 
 declare(
     "QR401",
@@ -123,6 +123,17 @@ class Config:
     root: Path | None = None  # the folder relative paths are resolved against
     source: Path | None = None  # the file the values came from
     findings: tuple[Finding, ...] = field(default=(), compare=False)
+
+
+def scoring_settings(
+    qrels: Qrels, binding: QrelsBinding | None, config: Config
+) -> tuple[int, int, ChunkRule | None]:
+    """A golden set's cutoff, relevance level and chunk rule: its own, else its ``[[qrels]]``
+    table's, else the configuration's."""
+    k = qrels.k or (binding.k if binding else None) or config.k
+    level = qrels.relevance_level
+    chunks = qrels.chunks or (binding.chunks if binding else None) or config.chunks
+    return k, level if level is not None else config.relevance_level, chunks
 
 
 def find_config_file(start: Path) -> Path | None:
