@@ -11,10 +11,24 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import bm25, check, compare, convert, demo, diff, fuse, gate, pool, report, score, serve
+from . import (
+    bm25,
+    check,
+    compare,
+    convert,
+    demo,
+    diff,
+    fuse,
+    gate,
+    lock,
+    pool,
+    report,
+    score,
+    serve,
+)
 from .common import UsageError, log_text
 
-COMMANDS = (check, score, compare, diff, gate, pool, report, fuse, bm25, convert, demo, serve)
+COMMANDS = (check, score, compare, diff, gate, pool, lock, report, fuse, bm25, convert, demo, serve)
 NAMES = {command.__name__.rpartition(".")[2]: command for command in COMMANDS}
 
 

@@ -40,6 +40,7 @@ from ..formats.run_yaml import qrels_named
 from ..formats.topics import Topics, parse_topics
 from ..formats.trec_stream import StreamStats, all_taken, stream_rankings
 from ..fusion import METHODS, Fuser, Fusion, Input
+from ..history.lock import Locks, LockState
 from ..metrics import (
     Evaluation,
     Metric,
@@ -196,6 +197,7 @@ class QrelsContext:
     min_judged: float = 0.9  # the judged@k below which the header warns
     pool_depth: int = 10  # how deep the judging queue looks into each run
     blind_judging: bool = False  # hide what the systems compared say, while judging
+    lock: LockState | None = None  # its lock against the corpus (core/history/lock.py)
 
 
 @dataclass(slots=True)
@@ -338,6 +340,7 @@ class Project:
         self.links = 0  # bumped whenever an entry of the reverse links changes
         self._edits: dict[Path, tuple[Qrels, EntryEdit]] = {}
         self._judged: dict[Path, _Judged] = {}
+        self._locks = Locks()  # each golden set's lock against its corpus
 
     def read(self, path: Path) -> tuple[str | None, str | None]:
         """A file's text through the reader, or why not; nothing outside the boundary."""
@@ -363,6 +366,7 @@ class Project:
         for root in list(self._corpora):
             if path == root or root in path.parents:
                 del self._corpora[root]
+        self._locks.forget([path])
         self._golden_files = None
         self._run_files = None  # a run may have been added or removed: glob again
         if self._names.pop(path, None) is not None:
@@ -581,6 +585,7 @@ class Project:
             min_judged=self.config.min_judged,
             pool_depth=self.config.pool_depth,
             blind_judging=self.config.blind_judging,
+            lock=self._locks.state(resolve(path), corpus, chunks, self.read),
         )
 
     def _bound_runs(self, binding: QrelsBinding) -> list[Path]:
@@ -949,7 +954,7 @@ class Project:
             edit = self.edit_of(path, model)
             found = list(model.findings) + check_golden(
                 model, text, own.corpus, level=own.level, cache=checks, edit=edit,
-                judgments=own.judgments,
+                judgments=own.judgments, lock=own.lock,
             )  # fmt: skip
             # A golden set needs its runs' rankings, not their span models (a TREC run of a
             # million lines would be a million objects): the run's own file has those.
