@@ -68,12 +68,12 @@ def yaml_settings(golden: Path) -> dict[str, Any]:
     }
 
 
-def _settings_fn(kind: str, golden: Path) -> Any:
+def _settings_fn(kind: str, golden: Path, ours: dict[str, Any] | None = None) -> Any:
     yaml = yaml_settings(golden)
 
     def settings(section: str | None) -> Any:
         if kind == "ours":
-            return {} if section in ("qrels", None) else None
+            return dict(ours or {}) if section in ("qrels", None) else None
         return {
             "yaml": yaml,
             "http": {"proxy": "", "proxyStrictSSL": False},
@@ -110,9 +110,16 @@ def _children_hwm_mb(pid: int) -> float | None:
     return _vm_hwm_mb(pid)
 
 
-def _start(kind: str, ws: Path, golden: Path, node_prefix: Path, log: Any) -> Client:
+def _start(
+    kind: str,
+    ws: Path,
+    golden: Path,
+    node_prefix: Path,
+    log: Any,
+    settings: dict[str, Any] | None = None,
+) -> Client:
     cmd = ours_command() if kind == "ours" else yaml_ls_command(node_prefix)
-    client = Client(cmd, cwd=ws, settings=_settings_fn(kind, golden), log=log)
+    client = Client(cmd, cwd=ws, settings=_settings_fn(kind, golden, settings), log=log)
     client.initialize(ws)
     if kind == "yaml":
         client.notify(
@@ -147,15 +154,18 @@ def editor_session(
     warmup: int = 3,
     log_dir: Path,
     time_budget_s: float = 300.0,
+    settings: dict[str, Any] | None = None,
+    label: str = "",
 ) -> dict[str, Any]:
-    """Open timings over ``opens`` fresh servers; edits in the last one."""
+    """Open timings over ``opens`` fresh servers; edits in the last one. ``settings``: ours,
+    as the editor gives them (the history rows turn ``diff_base`` off for the baseline)."""
     golden = ws / "golden.qrels.yaml"
     text = golden.read_text(encoding="utf-8")
     uri = golden.as_uri()
-    out: dict[str, Any] = {"server": kind, "open_s": [], "edits": []}
-    with (log_dir / f"{kind}-server.log").open("wb") as log:
+    out: dict[str, Any] = {"server": kind, "open_s": [], "edits": [], "settings": settings}
+    with (log_dir / f"{kind}{label}-server.log").open("wb") as log:
         for n in range(opens):
-            client = _start(kind, ws, golden, node_prefix, log)
+            client = _start(kind, ws, golden, node_prefix, log, settings)
             try:
                 open_s, diags = _open(client, golden, text)
                 out["open_s"].append(open_s)
@@ -456,7 +466,7 @@ if __name__ == "__main__":
     p.add_argument("--node", type=Path, default=Path.home() / ".cache/qrels-lsp-bench/node")
     p.add_argument("--edits", type=int, default=50)
     p.add_argument("--opens", type=int, default=3)
-    p.add_argument("--only", choices=["ours", "yaml", "start", "index"])
+    p.add_argument("--only", choices=["ours", "yaml", "start", "index", "history"])
     a = p.parse_args()
     logs = HERE / "results"
     logs.mkdir(exist_ok=True)
@@ -470,6 +480,18 @@ if __name__ == "__main__":
             result["index"].pop(key)
     ws = a.data / "golden"
     meta = golden_workspace(ws)
+    if a.only in (None, "history"):
+        from generate import history_workspace
+
+        history_ws = a.data / "golden-history"
+        history_meta = history_workspace(history_ws, ws)
+        for label, settings in (("off", {"diff_base": "off"}), ("on", {})):
+            r = editor_session(
+                "ours", history_ws, history_meta, a.node, opens=1, edits=a.edits, log_dir=logs,
+                settings=settings, label=f"-history-{label}",
+            )  # fmt: skip
+            r.pop("edits")
+            result[f"history-{label}"] = r
     if a.only in (None, "start"):
         result["start"] = start_times()
     for kind in ("ours", "yaml"):

@@ -26,16 +26,16 @@ def plural(n: int, word: str) -> str:
 
 def what_changed(c: GoldenChanges) -> str:
     """``+3 questions, 5 regraded, k 5 → 10``: each kind of change counted; "no change"."""
-    added, removed, regraded = c.judgments()
+    reworded, flipped, added, removed, regraded = c.counts()
     parts = [
         f"+{plural(len(c.added), 'question')}" if c.added else "",
         f"-{plural(len(c.removed), 'question')}" if c.removed else "",
         f"{len(c.renamed):,} renamed" if c.renamed else "",
-        f"{len(c.reworded):,} reworded" if c.reworded else "",
-        f"{len(c.unanswerable):,} (un)answerable" if c.unanswerable else "",
-        f"+{plural(len(added), 'judgment')}" if added else "",
-        f"-{plural(len(removed), 'judgment')}" if removed else "",
-        f"{len(regraded):,} regraded" if regraded else "",
+        f"{reworded:,} reworded" if reworded else "",
+        f"{flipped:,} (un)answerable" if flipped else "",
+        f"+{plural(added, 'judgment')}" if added else "",
+        f"-{plural(removed, 'judgment')}" if removed else "",
+        f"{regraded:,} regraded" if regraded else "",
     ]
     for key, (old, new) in c.settings.items():
         scalar = isinstance(old, (int, type(None))) and isinstance(new, (int, type(None)))
@@ -68,10 +68,24 @@ def change_text(change: Change, digits: int = 2) -> str:
     return f"{change.metric} {signed(change.mean.total, digits)}" + (f" ({parts})" if parts else "")
 
 
-def header_title(history: History, k: int, label: str) -> str:
+def worth_a_lens(history: History) -> bool:
+    """Whether the first line says anything of the history: not when the golden set, its
+    settings and every run's numbers are as the base has them (no lens for no news)."""
+    moved = any(
+        c.mean.total or c.mean.judgments or c.mean.run_change
+        for r in history.runs
+        for c in r.changes
+    )
+    return history.problem is not None or bool(history.changes) or moved
+
+
+def header_title(history: History, k: int, *, blind: bool = False) -> str:
     """The first line's lens: ``since main: +3 questions, 5 regraded · dense: recall@5 -0.04
-    (judgments -0.03, run -0.01)`` (each run whose head metric moved)."""
-    title = f"since {for_log(label)}: {what_changed(history.changes)}"
+    (judgments -0.03, run -0.01)`` (each run whose head metric moved; judging blind, none)."""
+    label = for_log(history.base)
+    if history.problem is not None:
+        return f"since {label}: {for_log(history.problem)}"
+    title = f"since {label}: {what_changed(history.changes)}"
     metric = head_metric(history, k)
     moved = [
         f"{for_log(r.name)}: {change_text(c)}"
@@ -79,17 +93,16 @@ def header_title(history: History, k: int, label: str) -> str:
         for c in r.changes
         if c.metric == metric and (c.mean.total or c.mean.judgments or c.mean.run_change)
     ]
-    return " · ".join([title, *moved])
+    return " · ".join([title, *([] if blind else moved)])
 
 
-def question_title(history: History, qid: str, k: int, label: str) -> str | None:
+def question_title(history: History, qid: str, k: int, *, blind: bool = False) -> str | None:
     """A changed question's lens (None when nothing changed it): what changed and, for each
     run whose head metric moved on it, by how much and why."""
-    c = history.changes
-    said = _question_said(c, qid)
+    said = _question_said(history.changes, qid)
     metric = head_metric(history, k)
     moved = []
-    for r in history.runs:
+    for r in () if blind else history.runs:
         change = next((x for x in r.changes if x.metric == metric), None)
         part = change.questions.get(qid) if change is not None else None
         if part is not None and (part.total or part.judgments or part.run_change):
@@ -100,7 +113,7 @@ def question_title(history: History, qid: str, k: int, label: str) -> str | None
     if not said and not moved:
         return None
     what = f"{metric} " + ", ".join(moved) if moved else ""
-    return f"since {for_log(label)}: " + " · ".join(x for x in (said, what) if x)
+    return f"since {for_log(history.base)}: " + " · ".join(x for x in (said, what) if x)
 
 
 def _question_said(c: GoldenChanges, qid: str) -> str:

@@ -17,7 +17,7 @@ from ..core.project.naming import baseline_notes
 from ..core.search.quality import quality_notes
 from .compare import tag_summary
 from .judging import Judging, pair_markdown, pending
-from .lenses import comparison_report, top_groups
+from .lenses import comparison_report, history_report, top_groups
 from .locate import Target, locate, rank_in
 from .present import (
     chunk_note,
@@ -54,6 +54,7 @@ def _means(project: Project, analysis: Analysis) -> str | None:
     if isinstance(analysis.model, Qrels):
         project.compare(analysis)
         project.pool(analysis)
+        project.history(analysis)
         return "  \n".join(md_text(t) for group in top_groups(analysis) for t in group.titles)
     return md_text(run_header_title(ctx, analysis.runs[0])) if analysis.runs else None
 
@@ -104,7 +105,14 @@ def hover_text(
             notes += [md_text(n) for n in baseline_notes(analysis.runs, ctx.k)]
         fused = "  \n".join(notes)
         tags = "" if blind else _by_tag(analysis)
-        parts = [read_as if means is None else f"{read_as}  \n{means}", fused, compared, tags]
+        since = history_report(project, analysis)
+        parts = [
+            read_as if means is None else f"{read_as}  \n{means}",
+            fused,
+            compared,
+            tags,
+            since,
+        ]
         return "\n\n".join(p for p in parts if p)
     if target.kind == "query":
         assert target.qid is not None

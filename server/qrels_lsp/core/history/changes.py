@@ -16,13 +16,14 @@ renames, when it was one side of one).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..model import Qrels, Query
 
 Judgment = tuple[str, str, int]  # question, document, grade
 Regrade = tuple[str, str, int, int]  # question, document, old grade, new grade
+Tally = tuple[int, int, int, int, int]  # reworded, (un)answerable, added, removed, regraded
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,7 @@ class GoldenChanges:
     renamed: tuple[tuple[str, str], ...] = ()  # (old id, new id)
     changed: Mapping[str, QuestionChange] = field(default_factory=dict)  # new id -> change
     settings: Mapping[str, tuple[object, object]] = field(default_factory=dict)  # old, new
+    tally: Tally | None = field(default=None, compare=False)  # counts(), when made
 
     @property
     def reworded(self) -> list[str]:
@@ -58,6 +60,11 @@ class GoldenChanges:
     @property
     def unanswerable(self) -> list[str]:
         return [q for q, c in self.changed.items() if c.unanswerable]
+
+    def counts(self) -> Tally:
+        """How many questions were reworded and flipped (un)answerable, and how many judgments
+        were added, removed and regraded: a lens's words, kept (an edit updates them)."""
+        return self.tally if self.tally is not None else _tally(self.changed.values())
 
     def judgments(self) -> tuple[list[Judgment], list[Judgment], list[Regrade]]:
         """Every judgment added, removed and regraded, question by question."""
@@ -79,6 +86,21 @@ class GoldenChanges:
 
     def __bool__(self) -> bool:
         return bool(self.added or self.removed or self.renamed or self.changed or self.settings)
+
+
+def _tally(changes: Iterable[QuestionChange], sign: int = 1) -> Tally:
+    t = [0, 0, 0, 0, 0]
+    for c in changes:
+        t[0] += sign * c.reworded
+        t[1] += sign * c.unanswerable
+        t[2] += sign * len(c.added)
+        t[3] += sign * len(c.removed)
+        t[4] += sign * len(c.regraded)
+    return t[0], t[1], t[2], t[3], t[4]
+
+
+def _plus(a: Tally, b: Tally) -> Tally:
+    return a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4]
 
 
 def question_change(old: Query, new: Query) -> QuestionChange:
@@ -147,6 +169,7 @@ def golden_changes(
         renamed=tuple(renamed),
         changed=changed,
         settings={k: v for k, v in (settings or {}).items() if v[0] != v[1]},
+        tally=_tally(changed.values()),
     )
 
 
@@ -165,11 +188,14 @@ def changes_after_edit(
     if qid in old.queries:
         changed = dict(last.changed)
         change = question_change(old.queries[qid], new.queries[qid])
+        was = changed.get(qid)
         if change:
-            changed[qid] = change
-        else:
-            changed.pop(qid, None)
-        return replace(last, changed=changed, settings=kept)
+            changed[qid] = change  # (in its place, when it was there)
+        elif was is not None:
+            del changed[qid]
+        tally = _plus(last.counts(), _tally([was] if was else [], -1))
+        tally = _plus(tally, _tally([change] if change else []))
+        return replace(last, changed=changed, settings=kept, tally=tally)
     removed = _in_order(old.queries, [*last.removed, *(o for o, _ in last.renamed)])
     added = _in_order(new.queries, [*last.added, *(n for _, n in last.renamed)])
     renamed = _renames(old.queries, new.queries, removed, added) if removed and added else []

@@ -50,6 +50,8 @@ class History:
     runs: tuple[RunHistory, ...]
     n_before: int  # the questions each version's means are over
     n_after: int
+    problem: str | None = None  # why there is no base to compare with (the editor says it)
+    lineage: int = 0  # the editor's: bumped when a history is made whole, not after an edit
 
     def change(self, run: str, metric: str) -> Change | None:
         for r in self.runs:

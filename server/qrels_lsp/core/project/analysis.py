@@ -40,7 +40,9 @@ from ..formats.run_yaml import qrels_named
 from ..formats.topics import Topics, parse_topics
 from ..formats.trec_stream import StreamStats, all_taken, stream_rankings
 from ..fusion import METHODS, Fuser, Fusion, Input
+from ..history.diff import History
 from ..history.lock import Locks, LockState
+from ..history.tracker import Tracker
 from ..metrics import (
     Evaluation,
     Metric,
@@ -223,6 +225,9 @@ class Analysis:
     # The judging queue of a golden set's runs, made on demand too (`Project.pool`).
     pool: Pool | None = None
     pooled: bool = False
+    # What changed since the base revision, and why each number moved (`Project.history`).
+    history: History | None = None
+    diffed: bool = False
     # Runs not read yet (their file names), and what is left to read: a deferred analysis
     # (``Project.analyse(defer=True)``) shows the golden set's own findings at once.
     loading: list[str] = field(default_factory=list)
@@ -341,6 +346,7 @@ class Project:
         self._edits: dict[Path, tuple[Qrels, EntryEdit]] = {}
         self._judged: dict[Path, _Judged] = {}
         self._locks = Locks()  # each golden set's lock against its corpus
+        self._trackers: dict[Path, Tracker] = {}  # each golden set's history since its base
 
     def read(self, path: Path) -> tuple[str | None, str | None]:
         """A file's text through the reader, or why not; nothing outside the boundary."""
@@ -367,6 +373,9 @@ class Project:
             if path == root or root in path.parents:
                 del self._corpora[root]
         self._locks.forget([path])
+        if ".git" in path.parts:  # a commit, a checkout: each history's base is found again
+            for tracker in self._trackers.values():
+                tracker.forget()
         self._golden_files = None
         self._run_files = None  # a run may have been added or removed: glob again
         if self._names.pop(path, None) is not None:
@@ -394,7 +403,7 @@ class Project:
             kept.clear()
         for made in (self._chunked, self._fast_runs, self._scores, self._judged, self._streams):
             made.clear()
-        for compared in (self._comparers, self._latest, self._pools, self._fusers):
+        for compared in (self._comparers, self._latest, self._pools, self._fusers, self._trackers):
             compared.clear()
         self._baselines = BaselineCache()  # (a warm-up still running fills the one it was given)
         forget_line_indexes()
@@ -1080,6 +1089,16 @@ class Project:
             analysis.pool = pool_of(ctx, analysis.runs, cache)
         analysis.pooled = True  # said last, as in `compare`
         return analysis.pool
+
+    def history(self, analysis: Analysis) -> History | None:
+        """A golden set's history since the ``diff_base`` revision (core/history/tracker.py),
+        made on demand like the judging queue, and kept up to date between keystrokes."""
+        ctx = analysis.context
+        if not analysis.diffed and ctx is not None and isinstance(analysis.model, Qrels):
+            tracker = self._trackers.setdefault(ctx.path, Tracker())
+            analysis.history = tracker.history(self, ctx, analysis.runs, analysis.edit)
+        analysis.diffed = True
+        return analysis.history
 
     def compare_job(
         self, analysis: Analysis, pause: Callable[[], object] | None = None

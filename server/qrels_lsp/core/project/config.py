@@ -62,6 +62,7 @@ SETTINGS: dict[str, str] = {
     "min_judged": "Below this judged@k (the share of a run's top k that the golden set judges), the golden set's first line warns: its unjudged documents count as not relevant. 0 to 1; 0 never warns. Default 0.9.",
     "pool_depth": "How deep into each run the judging queue looks (depth-k pooling): the golden set's `N unjudged in the top D · judge next` lens and `qrels-lsp pool`'s default `--depth`. Default 10.",
     "blind_judging": "While judging, hide what the systems being compared say: run ranks, scores and comparisons in lenses, hints and hover, BM25's quality hints and its order in completion. Default false.",
+    "diff_base": 'The git revision the editor compares each golden set with: its first line says what changed since then and by how much the head metric moved (the judgments\' part, the run\'s), each changed question carries its own lens. "auto": the merge base of HEAD and the default branch; a revision such as "main" or "HEAD~1"; "off" (or false). Off outside a git checkout; git runs nothing of the repository\'s. Default "auto".',
     "allow_outside": "Folders outside the workspace that may be read (a shared corpus), or true for any. Only from your editor's user settings or a configuration file outside the workspace: a workspace cannot grant itself this. Default none.",
 }
 MAX_CONFIG_BYTES = 1 * MiB
@@ -117,6 +118,7 @@ class Config:
     min_judged: float = 0.9
     pool_depth: int = 10
     blind_judging: bool = False
+    diff_base: str | None = "auto"  # the revision golden sets are compared with (None: off)
     qrels: tuple[QrelsBinding, ...] = ()
     allow_outside: tuple[Path, ...] = ()  # folders outside the workspace the user allows
     allow_anywhere: bool = False  # the user lifted the workspace boundary altogether
@@ -310,6 +312,12 @@ def config_from_mapping(
                 bad(key, "expected true or false")
             else:
                 values[key] = value
+        elif key == "diff_base":
+            revision = _diff_base(value)
+            if isinstance(revision, _Bad):
+                bad(key, revision.why)
+            else:
+                values[key] = revision
         elif key == "compare_to":
             if not isinstance(value, str) or not value.strip() or "\0" in value:
                 bad(key, "expected a run's name")
@@ -366,6 +374,23 @@ def config_from_mapping(
                 del values["metrics"]
                 break
     return replace(base, findings=tuple(problems), **values)
+
+
+class _Bad:
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+def _diff_base(value: Any) -> str | _Bad | None:
+    """``diff_base``: ``"auto"``, a revision, or off (``"off"``, ``false``)."""
+    from ..history.git import revision_problem
+
+    if value is False or value == "off":
+        return None
+    if not isinstance(value, str):
+        return _Bad('expected "auto", a git revision such as "main", or "off"')
+    problem = revision_problem(value.strip())
+    return _Bad(f"not a revision: {problem}") if problem is not None else value.strip()
 
 
 def _shown(key: object) -> str:
