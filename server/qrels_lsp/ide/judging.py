@@ -40,11 +40,22 @@ def judge_title(ctx: QrelsContext, pool: Pool | None, runs: Sequence[RunResult])
     return title
 
 
-def next_pair(analysis: Analysis, skip: tuple[str, str] | None = None) -> Pair | None:
+def next_pair(
+    analysis: Analysis,
+    skip: tuple[str, str] | None = None,
+    wanted: tuple[str, str] | None = None,
+) -> Pair | None:
     """The queue's head (``Project.pool`` made the queue), past ``skip`` (the pair just judged,
-    when the edit that judged it has not reached this analysis yet)."""
+    when the edit that judged it has not reached this analysis yet); ``wanted``: that pair, when
+    the queue holds it (a stale judgment to judge again), else the head."""
     pool = analysis.pool
-    return pool.next(skip) if pool is not None else None
+    if pool is None:
+        return None
+    if wanted is not None:
+        found = next((p for p in pool.of_query(wanted[0]) if p.doc == wanted[1]), None)
+        if found is not None:
+            return found
+    return pool.next(skip)
 
 
 Judging = tuple[str, str]

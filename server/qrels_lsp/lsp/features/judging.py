@@ -31,11 +31,10 @@ def register(server: LanguageServer, state: State) -> None:
         if analysis is None or not isinstance(analysis.model, Qrels):
             return None
         project, after = session.project, args.get("after")
-        skip = (
-            (str(after[0]), str(after[1])) if isinstance(after, list) and len(after) == 2 else None
-        )
+        skip = _pair(after)
         pool = await session.run(lambda: project.pool(analysis))
-        pair = await session.run(lambda: next_pair(analysis, skip))  # a pass over the questions
+        wanted = _pair(args.get("pair"))  # a stale judgment's "judge it again"
+        pair = await session.run(lambda: next_pair(analysis, skip, wanted))
         if pool is None or pair is None:
             client.inform("Nothing to judge: the runs' top documents are all judged.")
             return None
@@ -53,3 +52,10 @@ def register(server: LanguageServer, state: State) -> None:
             "best_rank": pair.best_rank,
             "remaining": len(pool),
         }
+
+
+def _pair(value: object) -> tuple[str, str] | None:
+    """A (question, document) pair as a command's argument gives it, or None."""
+    if isinstance(value, list) and len(value) == 2:
+        return str(value[0]), str(value[1])
+    return None
