@@ -134,3 +134,17 @@ def test_no_history_outside_git_or_when_off(tmp_path: Path, monkeypatch: object)
         found is not None
         and found.problem == f"no commit 'nosuch' in the repository at {repo.root.resolve()}"
     )
+
+
+def test_the_setting_takes_a_revision_or_off() -> None:
+    from qrels_lsp.core.project.config import Config, config_from_mapping
+
+    def base(value: object) -> tuple[object, list[str]]:
+        config = config_from_mapping({"diff_base": value}, Config())
+        return config.diff_base, [f.message for f in config.findings]
+
+    assert base("main") == ("main", []) and base(" HEAD~1 ") == ("HEAD~1", [])
+    assert base("off") == (None, []) and base(False) == (None, [])
+    value, said = base("--output=/tmp/x")  # never an option to git
+    assert value == "auto" and "may not start with `-`" in said[0]
+    assert base(3)[1] and base("a b")[1]

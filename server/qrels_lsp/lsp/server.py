@@ -19,6 +19,7 @@ from .features import (
     actions,
     completion,
     folding,
+    history,
     hover,
     inlay,
     judging,
@@ -59,7 +60,7 @@ def create_server() -> QrelsServer:
     lifecycle.register(server, state)
     for feature in (
         *(lenses, judging, report, inlay, hover, completion, navigation, actions),
-        *(folding, selection, links, semantic_tokens, workspace_diagnostics),
+        *(folding, selection, links, semantic_tokens, workspace_diagnostics, history),
     ):
         feature.register(server, state)
     return server

@@ -114,6 +114,19 @@ def revision_problem(rev: str) -> str | None:
     return None
 
 
+def base_setting(value: object) -> str | None:
+    """The ``diff_base`` setting's value: :data:`AUTO`, a revision, or None for off (``"off"``,
+    ``false``); ValueError says what is wrong with any other."""
+    if value is False or value == "off":
+        return None
+    if not isinstance(value, str):
+        raise ValueError('expected "auto", a git revision such as "main", or "off"')
+    problem = revision_problem(value.strip())
+    if problem is not None:
+        raise ValueError(f"not a revision: {problem}")
+    return value.strip()
+
+
 @dataclass(frozen=True, slots=True)
 class Revision:
     """A commit a golden set is compared with: how it is named (``main``, ``HEAD~1``) and its

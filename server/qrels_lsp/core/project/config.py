@@ -313,11 +313,12 @@ def config_from_mapping(
             else:
                 values[key] = value
         elif key == "diff_base":
-            revision = _diff_base(value)
-            if isinstance(revision, _Bad):
-                bad(key, revision.why)
-            else:
-                values[key] = revision
+            from ..history.git import base_setting
+
+            try:
+                values[key] = base_setting(value)
+            except ValueError as exc:
+                bad(key, str(exc))
         elif key == "compare_to":
             if not isinstance(value, str) or not value.strip() or "\0" in value:
                 bad(key, "expected a run's name")
@@ -374,23 +375,6 @@ def config_from_mapping(
                 del values["metrics"]
                 break
     return replace(base, findings=tuple(problems), **values)
-
-
-class _Bad:
-    def __init__(self, why: str) -> None:
-        self.why = why
-
-
-def _diff_base(value: Any) -> str | _Bad | None:
-    """``diff_base``: ``"auto"``, a revision, or off (``"off"``, ``false``)."""
-    from ..history.git import revision_problem
-
-    if value is False or value == "off":
-        return None
-    if not isinstance(value, str):
-        return _Bad('expected "auto", a git revision such as "main", or "off"')
-    problem = revision_problem(value.strip())
-    return _Bad(f"not a revision: {problem}") if problem is not None else value.strip()
 
 
 def _shown(key: object) -> str:

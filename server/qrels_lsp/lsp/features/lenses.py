@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ..commands import COMPARE_COMMAND, EXPLAIN_COMMAND, HISTORY_COMMAND
+from ..commands import COMPARE_COMMAND, EXPLAIN_COMMAND
 from ..convert import RawJSON, uri_of
 from ..state import State
 
@@ -81,21 +81,6 @@ def register(server: LanguageServer, state: State) -> None:
         await session.compared(analysis)
         project = session.project
         text = await session.run(lambda: comparison_report(project, analysis))
-        if text:
-            client.inform(text)
-        return text
-
-    @server.command(HISTORY_COMMAND)
-    async def history(ls: LanguageServer, args: dict[str, Any]) -> str:
-        """What changed in a golden set since the base revision, as a message."""
-        from ...ide.lenses import history_report
-
-        session, uri = state.session, uri_of(Path(str(args.get("path", ""))))
-        analysis = await session.analysis_if_ours(uri)
-        if analysis is None:
-            return ""
-        project = session.project
-        text = await session.run(lambda: history_report(project, analysis))
         if text:
             client.inform(text)
         return text
