@@ -154,18 +154,15 @@ def editor_session(
     warmup: int = 3,
     log_dir: Path,
     time_budget_s: float = 300.0,
-    settings: dict[str, Any] | None = None,
-    label: str = "",
 ) -> dict[str, Any]:
-    """Open timings over ``opens`` fresh servers; edits in the last one. ``settings``: ours,
-    as the editor gives them (the history rows turn ``diff_base`` off for the baseline)."""
+    """Open timings over ``opens`` fresh servers; edits in the last one."""
     golden = ws / "golden.qrels.yaml"
     text = golden.read_text(encoding="utf-8")
     uri = golden.as_uri()
-    out: dict[str, Any] = {"server": kind, "open_s": [], "edits": [], "settings": settings}
-    with (log_dir / f"{kind}{label}-server.log").open("wb") as log:
+    out: dict[str, Any] = {"server": kind, "open_s": [], "edits": []}
+    with (log_dir / f"{kind}-server.log").open("wb") as log:
         for n in range(opens):
-            client = _start(kind, ws, golden, node_prefix, log, settings)
+            client = _start(kind, ws, golden, node_prefix, log)
             try:
                 open_s, diags = _open(client, golden, text)
                 out["open_s"].append(open_s)
@@ -237,6 +234,51 @@ def _edit_loop(
             "lenses_p95_s": percentile(lens, 0.95),
             "lens_count": lens_count,
         }
+    return out
+
+
+def history_session(
+    ws: Path, meta: dict[str, Any], log_dir: Path, *, edits: int = 50, warmup: int = 5
+) -> dict[str, Any]:
+    """The history lens's cost: two of our servers on the same git workspace, one with
+    ``diff_base`` off, typing the same characters into the same questions, one edit each in
+    turn (which goes first alternates), so both see the same machine load; each sample is
+    edit -> diagnostics -> codeLens answered."""
+    golden = ws / "golden.qrels.yaml"
+    text = golden.read_text(encoding="utf-8")
+    uri = golden.as_uri()
+    lines: list[int] = meta["edit_lines"]
+    col = int(meta["question_col"]) + 3
+    labels = ("off", "on")
+    out: dict[str, Any] = {label: {"lenses_s": [], "diagnostics_s": []} for label in labels}
+    with (log_dir / "ours-history-server.log").open("wb") as log:
+        settings = {"off": {"diff_base": "off"}, "on": {}}
+        clients = {k: _start("ours", ws, golden, Path(), log, settings[k]) for k in labels}
+        try:
+            for label, client in clients.items():
+                out[label]["open_s"], _ = _open(client, golden, text)
+                rid, _ = client.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
+                out[label]["lens_count"] = len(client.response(rid, timeout=600)[1]["result"])
+            for i in range(warmup + edits):
+                line = lines[(i * 131) % len(lines)]
+                order = labels if i % 2 else labels[::-1]
+                for label in order:
+                    client = clients[label]
+                    t0, t_diag = _keystroke(client, uri, i + 2, line, col)
+                    t_lens = _lenses_answered(client, uri)
+                    if i >= warmup:
+                        out[label]["diagnostics_s"].append(t_diag - t0)
+                        out[label]["lenses_s"].append(t_lens - t0)
+                    time.sleep(PAUSE_S)
+        finally:
+            for client in clients.values():
+                client.close()
+    for label in labels:
+        got = out[label]
+        got["n_edits"] = len(got["lenses_s"])
+        for q, name in ((0.5, "p50"), (0.95, "p95")):
+            got[f"lenses_{name}_s"] = percentile(got["lenses_s"], q)
+            got[f"diagnostics_{name}_s"] = percentile(got["diagnostics_s"], q)
     return out
 
 
@@ -485,13 +527,11 @@ if __name__ == "__main__":
 
         history_ws = a.data / "golden-history"
         history_meta = history_workspace(history_ws, ws)
-        for label, settings in (("off", {"diff_base": "off"}), ("on", {})):
-            r = editor_session(
-                "ours", history_ws, history_meta, a.node, opens=1, edits=a.edits, log_dir=logs,
-                settings=settings, label=f"-history-{label}",
-            )  # fmt: skip
-            r.pop("edits")
-            result[f"history-{label}"] = r
+        made = history_session(history_ws, history_meta, logs, edits=a.edits)
+        for label in ("off", "on"):
+            made[label].pop("lenses_s")
+            made[label].pop("diagnostics_s")
+        result["history"] = made
     if a.only in (None, "start"):
         result["start"] = start_times()
     for kind in ("ours", "yaml"):

@@ -88,6 +88,15 @@ async def test_the_first_line_and_each_changed_question_say_what_diff_says(
     assert "reworded" in lines[line_of(text, "  invoice:")][-1]
     reset = lines[line_of(text, "  reset:")][-1]
     assert reset.startswith("since main: +1 judgment, -1 judgment, 1 regraded · recall@5 bm25 ")
+    got = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    (lens,) = [x for x in got or [] if x.command and x.command.title.startswith("since main")]
+    assert lens.command is not None and lens.command.command == "qrels-lsp.history"
+    table = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(lens.command.command, lens.command.arguments)
+    )
+    assert "renamed: wifi → wifi-evening" in table and "| bm25 | recall@5 |" in table
     assert not (ws.root / "git-ran-a-program").exists()
 
 

@@ -19,7 +19,6 @@ from .features import (
     actions,
     completion,
     folding,
-    history,
     hover,
     inlay,
     judging,
@@ -60,7 +59,7 @@ def create_server() -> QrelsServer:
     lifecycle.register(server, state)
     for feature in (
         *(lenses, judging, report, inlay, hover, completion, navigation, actions),
-        *(folding, selection, links, semantic_tokens, workspace_diagnostics, history),
+        *(folding, selection, links, semantic_tokens, workspace_diagnostics),
     ):
         feature.register(server, state)
     return server
