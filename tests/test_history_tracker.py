@@ -148,3 +148,23 @@ def test_the_setting_takes_a_revision_or_off() -> None:
     value, said = base("--output=/tmp/x")  # never an option to git
     assert value == "auto" and "may not start with `-`" in said[0]
     assert base(3)[1] and base("a b")[1]
+
+
+def test_a_commit_moves_the_base_and_nothing_else_does(tmp_path: Path) -> None:
+    from history_repo import git
+
+    repo = make_repo(tmp_path / "repo", commit_second=False)
+    golden = repo.golden.resolve()
+    project = editor(repo.root, {})
+    first = made(project, golden)
+    assert first is not None and first.changes
+    project.forget(repo.root / ".git" / "index")  # `git status` in the editor: not a move
+    project.forget(repo.root / ".git" / "HEAD")  # looked at again: the same commit
+    again = made(project, golden)
+    assert again is not None and again.lineage == first.lineage
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-q", "-m", "second")
+    project.forget(repo.root / ".git" / "refs" / "heads" / "main")
+    moved = made(project, golden)
+    assert moved is not None and moved.lineage != first.lineage
+    assert not moved.changes  # the golden set is as main holds it now

@@ -84,10 +84,12 @@ class Tracker:
         self._runs: dict[Path, _Run] = {}
         self._changes: tuple[Qrels, GoldenChanges] | None = None
         self.lineage = 0  # bumped whenever the history is made whole again
+        self._recheck = False  # resolve the base again (it is kept if it names the same commit)
 
     def forget(self) -> None:
-        """The repository changed (a commit, a checkout): resolve the base again."""
-        self._base = None
+        """The repository may have moved (a commit, a checkout): the base is resolved again at
+        the next history, and what was made for it is kept if it is the same commit."""
+        self._recheck = True
 
     def history(
         self,
@@ -129,7 +131,7 @@ class Tracker:
 
     def _resolve(self, project: Project, ctx: QrelsContext, setting: str) -> _Base:
         base = self._base
-        if base is not None and base.setting == setting:
+        if base is not None and base.setting == setting and self._same_base(base):
             return base
         self.lineage += 1
         self._runs.clear()
@@ -147,6 +149,19 @@ class Tracker:
         binding = project.binding(ctx.path)
         base.before = scoring_of(base.old, binding, project.config, lens=project.lens_metrics)
         return base
+
+    def _same_base(self, base: _Base) -> bool:
+        """False when the base must be made again: asked to look, and it names another commit
+        now (or git cannot say); True when it is still the one the history was made for."""
+        if not self._recheck:
+            return True
+        self._recheck = False
+        if base.repo is None or base.revision is None:
+            return False
+        try:
+            return base.repo.base(base.setting).commit == base.revision.commit
+        except GitError:
+            return False
 
     def _golden_changes(
         self, old: Qrels, new: Qrels, edit: EntryEdit | None, before: Scoring, after: Scoring

@@ -373,9 +373,12 @@ class Project:
             if path == root or root in path.parents:
                 del self._corpora[root]
         self._locks.forget([path])
-        if ".git" in path.parts:  # a commit, a checkout: each history's base is found again
+        refs = path.name in ("HEAD", "packed-refs") or "refs" in path.parts
+        if ".git" in path.parts and refs:  # a commit, a checkout: the bases may have moved
             for tracker in self._trackers.values():
                 tracker.forget()
+        elif path in self._trackers:  # saved: a worktree's commits are not watched
+            self._trackers[path].forget()
         self._golden_files = None
         self._run_files = None  # a run may have been added or removed: glob again
         if self._names.pop(path, None) is not None:
