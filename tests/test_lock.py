@@ -196,3 +196,20 @@ def test_line_hashes_find_the_first_change() -> None:
 
 def _project(root: Path) -> Project:
     return Project(load_config(root), boundary=Boundary.of([root]))
+
+
+def test_a_hostile_lock_is_read_in_bounded_time(tmp_path: Path) -> None:
+    from bounded import CLI, run_bounded
+
+    workspace(tmp_path)
+    lock = lock_path(tmp_path / "g.qrels.yaml")
+    for text in (
+        '  "' + "a" * 5_000_000,  # an id that never ends
+        "[" * 1_000_000,  # nesting past any recursion limit
+        '{"qrels-lsp lock": 1, "corpus": "x", "documents": {\n'
+        + ",\n".join(f'  "kb/doc{i}.md": {{"a": 1}}' for i in range(200_000))
+        + "}}\n",  # many entries, none a record
+    ):
+        lock.write_text(text, encoding="utf-8")
+        r = run_bounded([*CLI, "check", "--format", "json", "g.qrels.yaml"], cwd=tmp_path)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr

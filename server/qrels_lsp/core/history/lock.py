@@ -16,8 +16,8 @@ A lock is read as any file of the workspace is: untrusted, never raising. An unc
 
 from __future__ import annotations
 
+import contextlib
 import json
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,9 +36,6 @@ MAX_LOCKED = 1_000_000
 """Documents read from a lock (a golden set holds up to 100,000 questions)."""
 
 QR130, QR131, QR132, QR133 = "QR130", "QR131", "QR132", "QR133"  # (declared by the check)
-
-_ENTRY = re.compile(r'(?m)^  ("(?:[^"\\\n]|\\.)*"): ([^\n]*?),?$')
-"""A document's line as :func:`lock_text` writes it (linear: no nested repetition)."""
 
 
 def lock_path(golden: Path) -> Path:
@@ -114,7 +111,7 @@ def parse_lock(text: str) -> Lock:
         locked = _locked(value)
         if locked is not None:
             found[doc_id] = locked
-    return Lock(fingerprint, found, _places(text), text=text)
+    return Lock(fingerprint, found, _places(text, len(found)), text=text)
 
 
 def _locked(value: object) -> Locked | None:
@@ -129,15 +126,29 @@ def _locked(value: object) -> Locked | None:
     return Locked(Content(sha, size, lines), document, passages)
 
 
-def _places(text: str) -> dict[str, Span]:
-    out = {}
-    for m in _ENTRY.finditer(text):
-        try:
-            doc_id = json.loads(m.group(1))
-        except ValueError:
-            continue
-        if isinstance(doc_id, str):
-            out[doc_id] = Span(m.start(2), m.end(2))
+def _places(text: str, limit: int) -> dict[str, Span]:
+    """Where each document's value is written, on the lines :func:`lock_text` writes
+    (``  "ID": VALUE,``), at most ``limit`` of them: read with JSON's own string reader, going
+    from one such line to the next (no regular expression, no pass over other lines)."""
+    out: dict[str, Span] = {}
+    decoder = json.JSONDecoder()
+    start = 0 if text.startswith('  "') else text.find('\n  "') + 1
+    tries = 0
+    while start != 0 or (tries == 0 and text.startswith('  "')):
+        tries += 1
+        if len(out) >= limit or tries > 2 * limit + 16:
+            break
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        line = text[start:end]  # (a decoding error counts the lines before it: one line)
+        doc_id, after = None, len(line)
+        if '": ' in line:
+            with contextlib.suppress(ValueError):
+                doc_id, after = decoder.raw_decode(line, 2)
+        if isinstance(doc_id, str) and line.startswith(": ", after):
+            stop = len(line) - 1 if line.endswith(",") else len(line)
+            out[doc_id] = Span(start + after + 2, start + stop)
+        start = text.find('\n  "', end) + 1  # (0: there is none)
     return out
 
 
