@@ -14,10 +14,15 @@ run, every property test again at its full count. So the default run stays a few
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from hypothesis import is_hypothesis_test
+
+# The thread-ownership checks (core/base/owner.py) are on for the tests and for every server and
+# command they start: a structure touched from a thread that does not own it raises.
+os.environ["QRELS_LSP_CHECK_THREADS"] = "1"
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_DATA = ROOT / "tests" / "data"  # public data shared with upstream projects, copied here

@@ -23,8 +23,8 @@ from qrels_lsp.core.base.text import LineIndex, Span
 from qrels_lsp.core.checks import check_golden, check_run
 from qrels_lsp.core.formats.golden import parse_golden
 from qrels_lsp.core.formats.run_yaml import parse_run_yaml
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import Config
+from qrels_lsp.core.project.project import Project
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 

@@ -21,8 +21,8 @@ from qrels_lsp.core.base.text import LineIndex
 from qrels_lsp.core.formats.corpus import CorpusError, load_corpus
 from qrels_lsp.core.formats.golden import parse_golden
 from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import Config, parse_config_text
+from qrels_lsp.core.project.project import Project
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 

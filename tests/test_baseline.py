@@ -16,8 +16,8 @@ from lsp.oracle import bm25_run
 from qrels_lsp.core.base.boundary import Boundary
 from qrels_lsp.core.formats.corpus import Corpus
 from qrels_lsp.core.model import Qrels
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import load_config
+from qrels_lsp.core.project.project import Project
 from qrels_lsp.core.search.baseline import BASELINE_NAME
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
@@ -48,7 +48,7 @@ def test_vaswani_baseline_equals_rank_bm25_and_pytrec_eval(
     assert kind == "trec-qrels" and isinstance(model, Qrels)
     ctx = project.context(VASWANI / "qrels", kind, model)
     assert isinstance(ctx.corpus, Corpus) and len(ctx.corpus) == 11429
-    base = project.baseline(ctx, build=True)
+    base = project.derived.baseline(ctx, build=True)
     assert base is not None and base.name == BASELINE_NAME
     questions = {qid: q.question or "" for qid, q in model.queries.items()}
     assert all(questions.values())  # every topic got its text from the topics file

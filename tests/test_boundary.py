@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from qrels_lsp.core.base.boundary import Boundary
 from qrels_lsp.core.base.globs import MAX_MATCHES, MAX_VISITS, expand
 from qrels_lsp.core.base.text import LineIndex
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import load_config
+from qrels_lsp.core.project.project import Project
 
 SECRET_IDS = ("id_rsa", "shadow", "token-ghp_0123456789")
 
@@ -77,7 +77,7 @@ def test_a_corpus_outside_the_workspace_is_refused_where_it_is_written(
     found, project = analyse(path, Boundary.of([ws]))
     assert ("QR112", corpus) in found
     assert not any(code in ("QR106", "QR109") for code, _ in found)  # the corpus was not used
-    assert project._corpora == {}  # nothing was loaded from it
+    assert project.files._corpora == {}  # nothing was loaded from it
 
 
 def test_a_symlink_out_of_the_workspace_counts_as_outside(world: tuple[Path, Path]) -> None:
@@ -85,7 +85,7 @@ def test_a_symlink_out_of_the_workspace_counts_as_outside(world: tuple[Path, Pat
     (ws / "linked").symlink_to(out, target_is_directory=True)
     found, project = analyse(golden(ws, "linked"), Boundary.of([ws]))
     assert ("QR112", "linked") in found
-    assert project._corpora == {}
+    assert project.files._corpora == {}
 
 
 def test_the_users_own_allowance_lets_it_through(world: tuple[Path, Path]) -> None:
@@ -103,7 +103,7 @@ def test_a_corpus_inside_is_read_as_before(world: tuple[Path, Path]) -> None:
     found, project = analyse(golden(ws, "corpus"), Boundary.of([ws]))
     assert ("QR106", "id_rsa") in found
     assert "QR112" not in {code for code, _ in found}
-    assert len(project._corpora) == 1
+    assert len(project.files._corpora) == 1
 
 
 @pytest.mark.parametrize(

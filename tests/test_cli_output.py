@@ -235,8 +235,8 @@ def test_trec_eval_fixtures_in_trec_format() -> None:
 def test_messages_about_a_trec_qrels_name_its_qrels_table(tmp_path: Path) -> None:
     """A TREC qrels file has no `runs:` or `corpus:` of its own: messages point at `[[qrels]]`."""
     from qrels_lsp.core.base.boundary import Boundary
-    from qrels_lsp.core.project.analysis import Project
     from qrels_lsp.core.project.config import load_config
+    from qrels_lsp.core.project.project import Project
     from qrels_lsp.ide.lenses import lens_groups
 
     qrels = write(tmp_path / "test.qrels", "q1 0 d1 1\nq2 0 d2 1\n")

@@ -16,8 +16,8 @@ from qrels_lsp.core.formats.msmarco_run import parse_msmarco_run, read_msmarco_r
 from qrels_lsp.core.formats.topics import parse_topics
 from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels
 from qrels_lsp.core.metrics import evaluate, parse_metric
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import Config, QrelsBinding, config_from_mapping
+from qrels_lsp.core.project.project import Project
 from qrels_lsp.ide.hover import hover_target, hover_text
 from qrels_lsp.ide.locate import locate
 from test_cli import qrels_lsp as cli

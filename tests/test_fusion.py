@@ -285,8 +285,8 @@ def fused_runs(
     Vaswani qrels bound by a `[[qrels]]` table that ends with ``table``; or, given ``golden``
     (its `fusions:` and `chunks:` keys), for a golden set YAML of the same judgments."""
     from qrels_lsp.core.base.boundary import Boundary
-    from qrels_lsp.core.project.analysis import Project
     from qrels_lsp.core.project.config import load_config
+    from qrels_lsp.core.project.project import Project
 
     for name, run in runs.items():
         write_trec(run, root / f"{name}.trec")

@@ -20,8 +20,9 @@ import pytest
 from fixtures import apply_edits
 from qrels_lsp.core.base.boundary import Boundary
 from qrels_lsp.core.base.findings import Severity
-from qrels_lsp.core.project.analysis import Analysis, Project
+from qrels_lsp.core.project.analysis import Analysis
 from qrels_lsp.core.project.config import load_config
+from qrels_lsp.core.project.project import Project
 from qrels_lsp.ide.lenses import lens_groups
 
 CLI = [sys.executable, "-m", "qrels_lsp.cli"]
@@ -371,7 +372,7 @@ def test_a_fusion_waits_for_a_run_file_still_loading_not_for_the_baseline(tmp_pa
         f"q{q} Q0 d{i:06d} {i} {100000 - i} t\n" for q in (1, 2) for i in range(1, 20000)
     )
     (root / "runs" / "bm25.trec").write_text("q1 Q0 pairing.md 1 200000 t\n" + lines)
-    from qrels_lsp.core.project.analysis import read_pending
+    from qrels_lsp.core.project.pending import read_pending
 
     project = Project(load_config(root), boundary=Boundary.of([root]), build_indexes=True)
     first = project.analyse(root / "g.qrels.yaml", defer=True)
@@ -394,7 +395,7 @@ def test_renaming_a_fusion_keeps_no_fuser_of_the_old_names(tmp_path: Path) -> No
         )
         project.forget(golden)
         assert project.analyse(golden) is not None
-    assert [k[1] for k in project._fusers] == ["fusi"]
+    assert [k[1] for k in project.derived._fusers] == ["fusi"]
 
 
 def test_fuse_takes_finite_numbers_only(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from qrels_lsp.core.history import git as git_module
 from qrels_lsp.core.history.diff import History, RunVersions, history
 from qrels_lsp.core.history.versions import context_scoring, scoring_of
 from qrels_lsp.core.model import Qrels
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import Config, load_config
+from qrels_lsp.core.project.project import Project
 
 EDITS = [
     ("{d1: 1, d2: 1, d4: 2}", "{d1: 1, d2: 3, d4: 2}"),  # a regrade
@@ -40,7 +40,7 @@ def editor(root: Path, texts: dict[Path, str], config: Config | None = None) -> 
 def made(project: Project, golden: Path) -> History | None:
     analysis = project.analyse(golden)
     assert analysis is not None
-    return project.history(analysis)
+    return project.history(analysis).history
 
 
 def test_edit_after_edit_equals_a_fresh_history(tmp_path: Path) -> None:
@@ -77,8 +77,8 @@ def test_the_editor_says_what_diff_says(tmp_path: Path) -> None:
     before = scoring_of(parse_golden(OLD_GOLDEN), None, project.config, lens=True)
     runs = []
     for r in found.runs:
-        path = next(p for p in ctx.run_paths if project.read_run(p, fast=True)[3] == r.name)
-        new = project.read_run(path, fast=True)[1]
+        path = next(p for p in ctx.run_paths if project.runs.read_run(p, fast=True)[3] == r.name)
+        new = project.runs.read_run(path, fast=True)[1]
         runs.append(RunVersions(r.name, _old_run(repo.root, path, new), new))
     whole = history(
         "main", golden.name, parse_golden(OLD_GOLDEN), ctx.qrels, before, context_scoring(ctx), runs

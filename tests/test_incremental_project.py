@@ -16,8 +16,9 @@ from conftest import EXAMPLES
 from qrels_lsp.core.base.boundary import Boundary
 from qrels_lsp.core.base.files import read_text
 from qrels_lsp.core.metrics import ScoreCache, default_metrics, evaluate
-from qrels_lsp.core.project.analysis import Analysis, Project
+from qrels_lsp.core.project.analysis import Analysis
 from qrels_lsp.core.project.config import load_config
+from qrels_lsp.core.project.project import Project
 
 ANYWHERE = Boundary.everywhere()  # these tests are not about the workspace boundary
 

@@ -24,8 +24,8 @@ from qrels_lsp.core.formats import detect, get
 from qrels_lsp.core.formats.json_qrels import parse_json_qrels, read_json_grades
 from qrels_lsp.core.formats.json_run import parse_json_run, read_json_run
 from qrels_lsp.core.formats.trec_run import read_trec_run_ids
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import Config
+from qrels_lsp.core.project.project import Project
 
 
 def _ranx() -> Any:

@@ -17,8 +17,8 @@ from compare_data import bm25, demoted, grades
 from conftest import TEST_DATA
 from qrels_lsp.core.base.boundary import Boundary
 from qrels_lsp.core.base.findings import Finding
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import load_config
+from qrels_lsp.core.project.project import Project
 from test_by_tag import run_text
 from test_cli import qrels_lsp, write
 

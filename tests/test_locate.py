@@ -20,8 +20,8 @@ from qrels_lsp.core.formats.run_yaml import parse_run_yaml
 from qrels_lsp.core.formats.trec_qrels import parse_trec_qrels
 from qrels_lsp.core.formats.trec_run import parse_trec_run
 from qrels_lsp.core.model import Qrels, Run
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import Config
+from qrels_lsp.core.project.project import Project
 from qrels_lsp.ide.locate import (
     Target,
     citations,

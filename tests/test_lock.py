@@ -12,8 +12,8 @@ from pathlib import Path
 from qrels_lsp.core.base.boundary import Boundary
 from qrels_lsp.core.history.hashes import Content, content_of
 from qrels_lsp.core.history.lock import lock_path, parse_lock
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import load_config
+from qrels_lsp.core.project.project import Project
 from test_cli import qrels_lsp, write
 
 DOCS = {
@@ -134,7 +134,7 @@ def test_an_unchanged_corpus_is_read_once(tmp_path: Path) -> None:
     project = _project(tmp_path)
     analysis = project.analyse(golden)
     assert analysis is not None and not [f for f in analysis.findings if f.code.startswith("QR13")]
-    hashes = project._locks.hashes
+    hashes = project.contexts._locks.hashes
     first = hashes.reads
     assert first == 7  # every judged document, once
     text = golden.read_text()

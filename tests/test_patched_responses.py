@@ -19,8 +19,9 @@ from conftest import EXAMPLES
 from qrels_lsp.core.base.boundary import Boundary
 from qrels_lsp.core.base.files import read_text
 from qrels_lsp.core.model import Qrels
-from qrels_lsp.core.project.analysis import Analysis, Project
+from qrels_lsp.core.project.analysis import Analysis
 from qrels_lsp.core.project.config import load_config
+from qrels_lsp.core.project.project import Project
 from qrels_lsp.lsp.convert import Positions
 from qrels_lsp.lsp.encoders import LensEncoder, OutlineEncoder
 from test_incremental_project import edits

@@ -7,8 +7,8 @@ from pathlib import Path
 from conftest import EXAMPLES
 from qrels_lsp.core.base.boundary import Boundary
 from qrels_lsp.core.formats.corpus import Corpus, load_corpus
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import Config
+from qrels_lsp.core.project.project import Project
 from qrels_lsp.core.search.quality import (
     exact_tokens,
     miss_reasons,

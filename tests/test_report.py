@@ -121,7 +121,7 @@ def test_the_curves_are_the_means_score_gives() -> None:
     from dataclasses import replace
 
     from qrels_lsp.core.metrics import Metric, evaluate
-    from qrels_lsp.core.project.analysis import QrelsContext, RunResult
+    from qrels_lsp.core.project.results import QrelsContext, RunResult
     from qrels_lsp.ide.report.data import curves
     from trec_data import qrels_of, run_of
 

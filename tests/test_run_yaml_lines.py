@@ -22,8 +22,8 @@ from qrels_lsp.core.formats.run_yaml import (
     qrels_named,
     read_run_yaml_ids,
 )
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import Config
+from qrels_lsp.core.project.project import Project
 
 SETTINGS = settings(
     max_examples=examples(400),

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from conftest import EXAMPLES
 from qrels_lsp.core.base.boundary import Boundary
-from qrels_lsp.core.project.analysis import Analysis, Project
+from qrels_lsp.core.base.files import read_text
+from qrels_lsp.core.project.analysis import Analysis
 from qrels_lsp.core.project.config import load_config
+from qrels_lsp.core.project.project import Project
 from qrels_lsp.ide.lenses import lens_groups
 from qrels_lsp.ide.present import UPDATING
 
@@ -27,7 +29,7 @@ def _project(root: Path, buffers: dict[Path, str]) -> Project:
     def read(path: Path) -> tuple[str | None, str | None]:
         if path in buffers:
             return buffers[path], None
-        return path.read_text(encoding="utf-8"), None
+        return read_text(path)  # (None, why) for a file that is not there, as a reader says
 
     return Project(load_config(root), read, boundary=Boundary.of([root]))
 
@@ -42,7 +44,8 @@ def _compared(tmp_path: Path) -> tuple[Path, Path, dict[Path, str], Project, Ana
     project = _project(root, buffers)
     first = project.analyse(golden)
     assert first is not None
-    assert project.compare_job(first)() is not None
+    first = project.compare(first)
+    assert first.compared
     return root, golden, buffers, project, first
 
 
@@ -56,18 +59,19 @@ def test_the_last_comparison_is_shown_marked_until_the_new_one_is_made(tmp_path:
     buffers[golden] = text.replace(*EDIT, 1)
     edited = project.analyse(golden)
     assert edited is not None and not edited.compared
-    job = project.compare_job(edited)  # what the editor starts as the edit's diagnostics go out
-    assert edited.previous is not None
-    assert _header(edited) == [t + UPDATING for t in before]  # the last one, all of it marked
+    # what the editor starts as the edit's diagnostics go out: the analysis shown meanwhile
+    staged, job = project.decisions.compare_job(edited)
+    assert staged.previous is not None and edited.previous is None  # a new value, not a change
+    assert _header(staged) == [t + UPDATING for t in before]  # the last one, all of it marked
 
-    job()  # made (on the reports thread, in the editor)
-    after = _header(edited)
+    made = job()  # made (on the reports thread, in the editor)
+    assert _header(staged) == [t + UPDATING for t in before]  # still what it was
+    after = _header(made)
     assert not any(t.endswith(UPDATING) for t in after) and after != before
     fresh = _project(root, dict(buffers))
     again = fresh.analyse(golden)
     assert again is not None
-    fresh.compare(again)
-    assert after == _header(again)
+    assert after == _header(fresh.compare(again))
 
 
 def test_a_comparison_of_other_runs_is_not_shown_for_these(tmp_path: Path) -> None:
@@ -81,7 +85,7 @@ def test_a_comparison_of_other_runs_is_not_shown_for_these(tmp_path: Path) -> No
     buffers[golden] = text.replace(runs_line, "runs: [runs/*.run.yaml]", 1)
     edited = project.analyse(golden)
     assert edited is not None and len(edited.runs) < len(runs)
-    project.compare_job(edited)
-    assert edited.previous is None
-    header = [t for g in lens_groups(edited) if g.qid is None for t in g.titles]
+    staged, _job = project.decisions.compare_job(edited)
+    assert staged.previous is None
+    header = [t for g in lens_groups(staged) if g.qid is None for t in g.titles]
     assert any(t.startswith("comparing with ") for t in header), header

@@ -18,8 +18,8 @@ from qrels_lsp.core.formats.trec_qrels import read_trec_qrels_grades
 from qrels_lsp.core.formats.trec_run import parse_trec_run, read_trec_run_ids, trec_run_tag
 from qrels_lsp.core.formats.trec_stream import StreamStats, stream_rankings
 from qrels_lsp.core.metrics import Metric, evaluate, evaluate_stream
-from qrels_lsp.core.project.analysis import Project
 from qrels_lsp.core.project.config import Config
+from qrels_lsp.core.project.project import Project
 
 SETTINGS = settings(
     max_examples=examples(200),
@@ -108,10 +108,15 @@ def test_the_project_scores_a_streamed_run_as_a_run_read_whole(tmp_path: Path) -
         _kind, _text, model, _error = project.load(qrels)
         assert model is not None
         ctx = project.context(qrels, "trec-qrels", model)  # type: ignore[arg-type]
-        result = project.score_run(ctx, run, fast=True)
+        result = project.scoring.score_run(ctx, run, fast=True)
         entries = sum(map(len, result.rankings.values())) if stream_over is None else None
-        dropped = [(f.code, f.span) for f in project.dropped(run, "run", entries)]
-        results[stream_over] = (result.evaluation, result.error, project.runid(result), dropped)
+        dropped = [(f.code, f.span) for f in project.runs.dropped(run, "run", entries)]
+        results[stream_over] = (
+            result.evaluation,
+            result.error,
+            project.runs.runid(result),
+            dropped,
+        )
     assert results[None] == results[64]  # the drop where it is in the file, streamed or not
     [(code, span)] = results[64][3]
     assert results[64][2] == "mytag" and code == "QR301"
@@ -142,6 +147,6 @@ def test_a_streamed_run_is_cut_as_a_run_read_whole(tmp_path: Path) -> None:
         assert model is not None
         ctx = project.context(qrels, "trec-qrels", model)  # type: ignore[arg-type]
         ctx = replace(ctx, metrics=[*METRICS, Metric("judged", 5)], cut=RunCut(4, True))
-        evaluations[stream_over] = project.score_run(ctx, run, fast=True).evaluation
+        evaluations[stream_over] = project.scoring.score_run(ctx, run, fast=True).evaluation
     assert evaluations[None] == evaluations[64]
     assert evaluations[None].per_query["3"]["judged@5"] == 1.0  # -J: what is left is judged

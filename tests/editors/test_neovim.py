@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -177,7 +178,7 @@ def test_golden_set_lenses_match_score_json(
     got = by_line(data["files"]["golden"]["lenses"], "title")
     assert got == expected
     # the comparisons with the base run (the first, bm25: the baseline is off) are among them
-    assert [t.split(" · ")[0] for t in got[0] if " vs " in t] == [
+    assert [re.split(" · |: ", t)[0] for t in got[0] if " vs " in t] == [
         "dense vs bm25",
         "passages vs bm25",
         "hybrid vs bm25",

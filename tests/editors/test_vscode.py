@@ -215,7 +215,7 @@ def demo_expect(server_bin: str, workspace: Path) -> dict[str, Any]:
     )
     lines = key_lines(text)
     first = min(lines, key=lines.__getitem__)
-    assert [t.split(" · ")[0] for t in expected[0] if " vs " in t] == [
+    assert [re.split(" · |: ", t)[0] for t in expected[0] if " vs " in t] == [
         "dense vs bm25",
         "passages vs bm25",  # a run of chunks, scored by document
         "hybrid vs bm25",

@@ -3,9 +3,10 @@ capabilities of real clients (VS Code, Neovim 0.11, Emacs 29), on a copy of the 
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,11 +53,24 @@ def workspace_root(tmp_path: Path) -> Path:
     return root
 
 
+def track_refreshes(lsp_client: LanguageClient) -> None:
+    """Count the server's requests to refresh lenses (``refreshes``) and wake whoever waits for
+    the next one (:func:`next_refresh`)."""
+    lsp_client.refreshes = 0  # type: ignore[attr-defined]
+    lsp_client.refreshed = []  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def _on_lens_refresh(client: LanguageClient, params: None) -> None:
+        client.refreshes += 1  # type: ignore[attr-defined]
+        for waiter in client.refreshed:  # type: ignore[attr-defined]
+            waiter.set()
+        client.refreshed.clear()  # type: ignore[attr-defined]
+
+
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=CLIENTS)
 async def client(
     lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace_root: Path
 ) -> AsyncIterator[None]:
-    lsp_client.refreshes = 0  # type: ignore[attr-defined]
     lsp_client._qrels_versions = {}  # type: ignore[attr-defined]
 
     lsp_client.protocol.fm.features.pop(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, None)
@@ -66,9 +80,7 @@ async def client(
         client.diagnostics[params.uri] = params.diagnostics
         client._qrels_versions[params.uri] = params.version  # type: ignore[attr-defined]
 
-    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
-    def _on_lens_refresh(client: LanguageClient, params: None) -> None:
-        client.refreshes += 1  # type: ignore[attr-defined]
+    track_refreshes(lsp_client)
 
     lsp_client.registrations = []  # type: ignore[attr-defined]
 
@@ -157,6 +169,54 @@ def position_of(
     line = text.count("\n", 0, at)
     line_start = text.rfind("\n", 0, at) + 1
     return types.Position(line=line, character=units(text[line_start:at], encoding))
+
+
+async def next_refresh(client: LanguageClient, seen: int) -> None:
+    """Wait until the server has asked the client to refresh its lenses more than ``seen``
+    times: the event that says what was being made (a comparison, a run being read, the BM25
+    baseline) is ready. No clock: a loaded machine only makes it come later."""
+    while client.refreshes <= seen:  # type: ignore[attr-defined]
+        waiter = asyncio.Event()
+        client.refreshed.append(waiter)  # type: ignore[attr-defined]
+        await waiter.wait()
+
+
+UNSETTLED = "…"
+"""What every lens title still waiting for something ends or says with: `comparing with …`,
+`· updating…`, `loading…`, `waiting for …`."""
+
+
+async def settled_lenses(client: LanguageClient, uri: str) -> list[types.CodeLens]:
+    """The document's lenses once nothing in them is being made any more: asked again after
+    each refresh request the server sends when it has made what a lens said it was making."""
+    while True:
+        seen = client.refreshes  # type: ignore[attr-defined]
+        found = await client.text_document_code_lens_async(
+            types.CodeLensParams(types.TextDocumentIdentifier(uri))
+        )
+        lenses = list(found or [])
+        if not any(UNSETTLED in (lens.command.title if lens.command else "") for lens in lenses):
+            return lenses
+        await next_refresh(client, seen)
+
+
+async def until_lenses(
+    client: LanguageClient, uri: str, ready: Callable[[list[types.CodeLens]], bool]
+) -> list[types.CodeLens]:
+    """The document's settled lenses once ``ready`` holds of them: asked again after each
+    refresh request (an analysis made in the background, a file changed on disk, new
+    settings). A refresh that never comes is a failure of the server, caught by the suite's
+    ceiling, not by a clock here."""
+    while True:
+        seen = client.refreshes  # type: ignore[attr-defined]
+        lenses = await settled_lenses(client, uri)
+        if ready(lenses):
+            return lenses
+        await next_refresh(client, seen)
+
+
+def lens_titles(lenses: list[types.CodeLens]) -> list[str]:
+    return [lens.command.title for lens in lenses if lens.command is not None]
 
 
 def titles_of(lens: types.CodeLens) -> list[str]:

@@ -9,6 +9,7 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,31 @@ class RawClient:
                     return m
             self._pump(0.05)
         raise AssertionError(f"no {method} within {timeout} s")
+
+    def wait_message(
+        self, wanted: Callable[[dict[str, Any]], bool], timeout: float = 600
+    ) -> dict[str, Any]:
+        """The first message ``wanted`` holds of (taken off the list); ``timeout`` is a ceiling
+        for a failure, not a clock for a result."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for m in self.messages:
+                if wanted(m):
+                    self.messages.remove(m)
+                    return m
+            self._pump(0.05)
+        raise AssertionError(f"no such message within {timeout} s")
+
+    def close(self) -> None:
+        """Ask the server to shut down and exit; kill it if it does not."""
+        if self.proc.poll() is None:
+            try:
+                self.request("close", "shutdown")
+                self.notify("exit")
+            except OSError:
+                pass
+            if self.wait_exit(30) is None:
+                self.kill()
 
     def wait_exit(self, timeout: float) -> int | None:
         try:

@@ -3,7 +3,6 @@ numbers equal to pytrec_eval on rankings from rank_bm25's own get_scores."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import tempfile
@@ -17,7 +16,17 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from qrels_lsp.core.formats.corpus import Corpus, load_corpus
 from qrels_lsp.core.search.baseline import BASELINE_NAME
 
-from .conftest import CLIENTS, Workspace, encoding_of, open_doc, range_of, titles_of
+from .conftest import (
+    CLIENTS,
+    Workspace,
+    encoding_of,
+    next_refresh,
+    open_doc,
+    range_of,
+    settled_lenses,
+    titles_of,
+    track_refreshes,
+)
 from .oracle import bm25_run, golden_qrels, per_query
 
 CACHE = tempfile.mkdtemp(prefix="qrels-lsp-test-cache-")
@@ -35,9 +44,7 @@ async def client(
 ) -> AsyncIterator[None]:
     lsp_client.set_configuration({"bm25_baseline": True}, section="qrels")
 
-    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
-    def _refresh(client: LanguageClient, params: None) -> None:
-        return None
+    track_refreshes(lsp_client)
 
     @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
     def _hints(client: LanguageClient, params: None) -> None:
@@ -59,15 +66,14 @@ async def client(
 
 
 async def lenses_with_baseline(client: LanguageClient, uri: str) -> list[types.CodeLens]:
-    """Lenses once the index is built (in the background; each response is complete)."""
-    for _ in range(100):
-        lenses = await client.text_document_code_lens_async(
-            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-        )
+    """Lenses once the index is built (in the background: the server asks for a refresh when
+    it is, and when each comparison it waited for is made)."""
+    while True:
+        seen = client.refreshes  # type: ignore[attr-defined]
+        lenses = await settled_lenses(client, uri)
         if any(lens.command and lens.command.title.startswith(BASELINE_NAME) for lens in lenses):
-            return list(lenses)
-        await asyncio.sleep(0.1)
-    raise AssertionError("no baseline lens after 10 s")
+            return lenses
+        await next_refresh(client, seen)
 
 
 @pytest.mark.asyncio

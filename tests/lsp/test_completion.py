@@ -4,8 +4,6 @@ query / document ids in runs."""
 
 from __future__ import annotations
 
-import asyncio
-
 import numpy as np
 import pytest
 import yaml
@@ -18,7 +16,7 @@ from qrels_lsp.ide.completion import NOT_READY
 from rank_bm25 import BM25Okapi
 
 from .applyedits import apply_text_edits
-from .conftest import Workspace, open_doc, position_of, units
+from .conftest import Workspace, next_refresh, open_doc, position_of, units
 
 GOLDEN = "support.qrels.yaml"
 
@@ -26,8 +24,10 @@ GOLDEN = "support.qrels.yaml"
 async def complete(
     client: LanguageClient, uri: str, position: types.Position
 ) -> types.CompletionList:
-    """Completion once the BM25 index is ready (the first answers may be alphabetical)."""
-    for _ in range(200):
+    """Completion once the BM25 index is ready (the first answers may be alphabetical; the
+    server asks for a refresh of the views when the index is built)."""
+    while True:
+        seen = client.refreshes  # type: ignore[attr-defined]
         result = await client.text_document_completion_async(
             types.CompletionParams(
                 text_document=types.TextDocumentIdentifier(uri=uri), position=position
@@ -37,8 +37,7 @@ async def complete(
         if not any(item.detail == NOT_READY for item in result.items):
             return result
         assert result.is_incomplete
-        await asyncio.sleep(0.05)
-    raise AssertionError("the BM25 index was never ready")
+        await next_refresh(client, seen)
 
 
 def in_order(items: list[types.CompletionItem]) -> list[types.CompletionItem]:

@@ -198,6 +198,7 @@ async def test_close_clears_diagnostics(client: LanguageClient, ws: Workspace) -
 async def test_crashed_analysis_is_reported_and_retried(workspace_root, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A bug in a background analysis shows in the client's log and is tried again, so the
     diagnostics still arrive (the fault is injected for the first attempt only)."""
+    import asyncio
     import os
     import sys
 
@@ -206,8 +207,15 @@ async def test_crashed_analysis_is_reported_and_retried(workspace_root, tmp_path
     client = RawClient("crash-test", "1")
     logs: list[str] = []
     published: list[types.PublishDiagnosticsParams] = []
+    arrived = asyncio.Event()  # diagnostics of the golden set, after the retry
+
+    def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+        published.append(params)
+        if params.uri == uri and params.diagnostics:
+            arrived.set()
+
     client.feature(types.WINDOW_LOG_MESSAGE)(lambda params: logs.append(params.message))
-    client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(lambda params: published.append(params))
+    client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(on_diagnostics)
     env = dict(os.environ, QRELS_LSP_INJECT_FAULT=GOLDEN)
     await client.start_io(sys.executable, "-m", "qrels_lsp.cli", "serve", env=env)
     await client.initialize_async(
@@ -223,12 +231,7 @@ async def test_crashed_analysis_is_reported_and_retried(workspace_root, tmp_path
             types.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=text)
         )
     )
-    import asyncio
-
-    for _ in range(100):
-        if any(p.uri == uri and p.diagnostics for p in published):
-            break
-        await asyncio.sleep(0.1)
+    await arrived.wait()  # (the suite's ceiling is the guard)
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()

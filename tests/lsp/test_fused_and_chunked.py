@@ -19,7 +19,7 @@ import yaml
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import Workspace, diagnostics, open_doc, range_of, titles_of
+from .conftest import Workspace, diagnostics, open_doc, range_of, settled_lenses, titles_of
 from .oracle import golden_qrels
 
 GOLDEN = "support.qrels.yaml"
@@ -56,9 +56,7 @@ def summary(run: dict[str, Any], coverage: bool = False) -> str:
 
 
 async def titles(client: LanguageClient, uri: str) -> dict[int, list[str]]:
-    got = await client.text_document_code_lens_async(
-        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-    )
+    got = await settled_lenses(client, uri)
     out: dict[int, list[str]] = {}
     for lens in got or []:
         assert lens.command is not None

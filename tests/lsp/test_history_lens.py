@@ -17,7 +17,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from qrels_lsp.ide.history import signed
 
-from .conftest import Workspace, diagnostics, open_doc, titles_of
+from .conftest import Workspace, diagnostics, open_doc, settled_lenses, titles_of
 
 GOLDEN = "golden.qrels.yaml"
 CLI = [sys.executable, "-m", "qrels_lsp.cli"]
@@ -43,11 +43,9 @@ def cli_diff(root: Path, tmp_path: Path) -> dict:
 
 
 async def lens_lines(client: LanguageClient, uri: str) -> dict[int, list[str]]:
-    got = await client.text_document_code_lens_async(
-        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-    )
+    """Each line's lens titles, once no comparison in them is still being made."""
     out: dict[int, list[str]] = {}
-    for lens in got or []:
+    for lens in await settled_lenses(client, uri):
         out.setdefault(lens.range.start.line, []).extend(titles_of(lens))
     return out
 

@@ -15,7 +15,7 @@ import yaml
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import Workspace, diagnostics, open_doc, position_of, range_of, units
+from .conftest import Workspace, diagnostics, open_doc, position_of, range_of, settled_lenses, units
 from .oracle import demo_runs, golden_qrels
 
 GOLDEN = "support.qrels.yaml"
@@ -353,9 +353,7 @@ async def test_document_hover_in_golden_set(client: LanguageClient, ws: Workspac
 async def test_summary_hover_equals_header_lens(client: LanguageClient, ws: Workspace) -> None:
     text = ws.text(GOLDEN)
     uri = await open_doc(client, ws, GOLDEN)
-    lenses = await client.text_document_code_lens_async(
-        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-    )
+    lenses = await settled_lenses(client, uri)
     header = [lens.command.title for lens in lenses if lens.range.start.line == 0 and lens.command]
     target = range_of(text, "5", ws.encoding, occurrence=0)
     target = range_of(text, "k: 5", ws.encoding)
@@ -365,9 +363,7 @@ async def test_summary_hover_equals_header_lens(client: LanguageClient, ws: Work
     assert as_shown(h.contents.value) == "  \n".join(header)  # type: ignore[union-attr]
     run_text = ws.text(RUNS["dense"])
     run_uri = await open_doc(client, ws, RUNS["dense"])
-    lenses = await client.text_document_code_lens_async(
-        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=run_uri))
-    )
+    lenses = await settled_lenses(client, run_uri)
     h = await hover(client, run_uri, range_of(run_text, "results", ws.encoding).start)
     assert h is not None and lenses and lenses[0].command is not None
     assert as_shown(h.contents.value) == lenses[0].command.title  # type: ignore[union-attr]

@@ -6,7 +6,6 @@ question hover; blind judging hides what the runs say."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .applyedits import apply_workspace_edit, changed_lines
-from .conftest import Workspace, open_doc, position_of
+from .conftest import Workspace, lens_titles, open_doc, position_of, until_lenses
 
 GOLDEN = "support.qrels.yaml"
 JUDGE_LENS = "unjudged in the top"
@@ -49,14 +48,20 @@ async def first_line(client: LanguageClient, uri: str) -> list[types.CodeLens]:
 
 async def judge_lens(client: LanguageClient, uri: str, count: int | None = None) -> types.CodeLens:
     """The first line's judging lens (saying ``count`` pairs, when given: waits for it)."""
-    for _ in range(100):
-        titled = [
-            (lens, lens.command.title) for lens in await first_line(client, uri) if lens.command
+
+    def judge(lenses: list[types.CodeLens]) -> types.CodeLens | None:
+        found = [
+            lens
+            for lens in lenses
+            if lens.range.start.line == 0 and lens.command and JUDGE_LENS in lens.command.title
         ]
-        found = [lens for lens, title in titled if JUDGE_LENS in title]
         if found and (count is None or f"{count:,} unjudged in the top" in found[0].command.title):  # type: ignore[union-attr]
             return found[0]
-        await asyncio.sleep(0.1)
+        return None
+
+    found = judge(await until_lenses(client, uri, lambda lenses: judge(lenses) is not None))
+    assert found is not None
+    return found
     raise AssertionError(f"no judging lens with {count}: {await first_line(client, uri)}")
 
 
@@ -229,14 +234,10 @@ async def test_blind_judging_hides_what_the_runs_say(
     )
     text = ws.text(GOLDEN)
     uri = await open_doc(client, ws, GOLDEN)
-    for _ in range(100):
-        lenses = await client.text_document_code_lens_async(
-            types.CodeLensParams(text_document=doc(uri))
-        )
-        titles = [lens.command.title for lens in lenses if lens.command]
-        if any("blind judging" in t for t in titles):
-            break
-        await asyncio.sleep(0.1)
+    lenses = await until_lenses(
+        client, uri, lambda found: any("blind judging" in t for t in lens_titles(found))
+    )
+    titles = lens_titles(lenses)
     assert not any(name in t for t in titles for name in ("dense", "bm25", "hybrid", "recall@"))
     lens = await judge_lens(client, uri)
     result = await client.workspace_execute_command_async(

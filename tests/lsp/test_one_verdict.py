@@ -17,7 +17,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import EXAMPLES, Workspace, diagnostics, open_doc
+from .conftest import EXAMPLES, Workspace, diagnostics, open_doc, settled_lenses
 
 GOLDEN = "support.qrels.yaml"
 METRICS = ["recall@5", "ndcg@5"]
@@ -108,9 +108,7 @@ async def test_the_editor_compare_gate_and_report_say_the_same_word(
         row = next(r for r in hover.contents.value.splitlines() if r.startswith(f"| {metric} |"))
         assert re.match(rf"\| {re.escape(metric)} \| ({WORDS})", row)
         assert f"| {metric} | {words[metric]}" in row
-    lenses = await client.text_document_code_lens_async(
-        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-    )
+    lenses = await settled_lenses(client, uri)
     titles = [lens.command.title for lens in lenses or [] if lens.command]
     (lens,) = [t for t in titles if t.startswith("dense vs bm25: ")]
     assert re.search(rf": (?:[▲▼] )?{re.escape(words['recall@5'])}\b", lens), lens

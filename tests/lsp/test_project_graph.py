@@ -5,7 +5,6 @@ is built."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import sys
@@ -21,7 +20,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from qrels_lsp.core.search.baseline import BASELINE_NAME
 from test_project_graph import GOLDEN, RUN_A
 
-from .conftest import Workspace, encoding_of, open_doc
+from .conftest import Workspace, encoding_of, lens_titles, open_doc, until_lenses
 
 CACHE = tempfile.mkdtemp(prefix="qrels-lsp-test-cache-")
 SERVER = [sys.executable, "-m", "qrels_lsp.cli", "serve"]
@@ -89,23 +88,17 @@ async def titles(client: LanguageClient, uri: str) -> list[str]:
     return [lens.command.title for lens in lenses if lens.command is not None]
 
 
-async def until(client: LanguageClient, uri: str, want: str, seconds: float = 30) -> list[str]:
+async def until(client: LanguageClient, uri: str, want: str) -> list[str]:
     """The lens titles once one of them contains ``want`` (analyses run in the background)."""
-    for _ in range(int(seconds * 10)):
-        found = await titles(client, uri)
-        if any(want in t for t in found):
-            return found
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"no lens with {want!r} after {seconds} s: {found}")
+    found = await until_lenses(client, uri, lambda x: any(want in t for t in lens_titles(x)))
+    return lens_titles(found)
 
 
 async def until_gone(client: LanguageClient, uri: str, gone: str) -> list[str]:
-    for _ in range(300):
-        found = await titles(client, uri)
-        if found and not any(gone in t for t in found):
-            return found
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{gone!r} still in the lenses: {found}")
+    def ready(found: list[str]) -> bool:
+        return bool(found) and not any(gone in t for t in found)
+
+    return lens_titles(await until_lenses(client, uri, lambda x: ready(lens_titles(x))))
 
 
 def changed_on_disk(client: LanguageClient, path: Path, kind: types.FileChangeType) -> None:
@@ -155,5 +148,5 @@ async def test_trec_qrels_bound_to_a_large_corpus_gets_its_baseline_lens(
 ) -> None:
     ws = Workspace(workspace_root, encoding_of(client))
     uri = await open_doc(client, ws, "trec/qrels", language="plaintext")
-    found = await until(client, uri, f"{BASELINE_NAME}: recall@", seconds=120)
+    found = await until(client, uri, f"{BASELINE_NAME}: recall@")
     assert found[0].startswith("93 questions") and BASELINE_NAME in found[0]

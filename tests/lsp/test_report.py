@@ -5,14 +5,13 @@ that shows it itself (the VS Code extension's webview)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import Workspace, open_doc
+from .conftest import Workspace, open_doc, until_lenses
 
 GOLDEN = "support.qrels.yaml"
 
@@ -23,17 +22,13 @@ async def test_the_report_lens_writes_and_opens_the_report(
 ) -> None:
     before = {p: p.stat().st_mtime_ns for p in ws.root.rglob("*")}
     uri = await open_doc(client, ws, GOLDEN)
-    lens = None
-    for _ in range(100):
-        lenses = await client.text_document_code_lens_async(
-            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-        )
-        lens = next(
+
+    def report(lenses: list[types.CodeLens]) -> types.CodeLens | None:
+        return next(
             (x for x in lenses if x.command and x.command.title.startswith("report:")), None
         )
-        if lens is not None:
-            break
-        await asyncio.sleep(0.1)
+
+    lens = report(await until_lenses(client, uri, lambda found: report(found) is not None))
     assert lens is not None and lens.command is not None
     assert lens.range.start.line == 0 and lens.command.command == "qrels-lsp.report"
     result = await client.workspace_execute_command_async(

@@ -35,7 +35,7 @@ def add(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..core.formats.corpus import Corpus
     from ..core.model import Qrels
-    from ..core.project.analysis import Project
+    from ..core.project.project import Project
     from ..core.search.baseline import baseline_trec
 
     positive_option(args.depth, "--depth")

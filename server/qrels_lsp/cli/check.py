@@ -84,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
     from ..core.base.findings import Severity, finding
     from ..core.base.text import Span
     from ..core.formats import recognise
-    from ..core.project.analysis import Project
     from ..core.project.config import MAX_CONFIG_BYTES
+    from ..core.project.project import Project
 
     workspace = workspace_of(args, args.paths)
     config = config_for(args.config, args.paths[0], workspace)

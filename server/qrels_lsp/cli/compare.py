@@ -14,7 +14,8 @@ from .common import UsageError, allow_outside, by_tag, chunk_options, cut_option
 if TYPE_CHECKING:
     from ..core.base.findings import Finding
     from ..core.compare import Comparisons
-    from ..core.project.analysis import Project, QrelsContext, RunResult
+    from ..core.project.project import Project
+    from ..core.project.results import QrelsContext, RunResult
 
 
 def add(sub: Any) -> None:
@@ -128,11 +129,13 @@ def _runs(
             raise UsageError(f"{r.path}: {r.error}")
     if args.runs:  # the fusions of the runs named (as the golden set names its runs), but those
         named = {r.name for r in results}  # named themselves
-        fusions = [f for f in project.fusions_of(ctx, results) if f.name not in named]
+        fusions = [f for f in project.derived.fusions_of(ctx, results) if f.name not in named]
         ctx = replace(ctx, fusions=fusions)
     baseline = project.config.bm25_baseline and not any(r.baseline for r in results)
     problems: list[Finding] = []
-    results = project.context_runs(ctx, results, baseline=baseline, problems=problems, build=True)
+    results = project.derived.context_runs(
+        ctx, results, baseline=baseline, problems=problems, build=True
+    )
     for f in problems:
         if f.severity == Severity.ERROR:
             raise UsageError(f"{ctx.path}: {f.code} {f.message}")

@@ -25,8 +25,8 @@ def add(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..core.base.boundary import Boundary
     from ..core.base.text import LineIndex
-    from ..core.project.analysis import Project
     from ..core.project.config import Config
+    from ..core.project.project import Project
 
     root = Path(__file__).resolve().parent.parent / "examples"
     golden = root / "support.qrels.yaml"

@@ -14,8 +14,10 @@ from .common import UsageError, allow_outside, boundary_for, config_for, log_tex
 if TYPE_CHECKING:
     from ..core.history.diff import RunVersions
     from ..core.model import FileKind, Qrels
-    from ..core.project.analysis import Project, QrelsContext, Reader
     from ..core.project.config import Config
+    from ..core.project.files import Reader
+    from ..core.project.project import Project
+    from ..core.project.results import QrelsContext
 
 
 def add(sub: Any) -> None:
@@ -124,7 +126,7 @@ def _config(args: argparse.Namespace, golden: Path, workspace: list[Path]) -> Co
 def _project(
     args: argparse.Namespace, config: Config, workspace: list[Path], read: Reader | None = None
 ) -> Project:
-    from ..core.project.analysis import Project
+    from ..core.project.project import Project
     from .score import _once
 
     boundary = boundary_for(args, config, workspace)
@@ -161,7 +163,7 @@ def _revision(golden: Path, rev: str, kind: FileKind) -> tuple[str, str, Qrels, 
     label = f"{base.label} ({base.short})" if base.label != base.short else base.short
     if text is None:
         say(golden, f"{problem}: every question is new")
-        model = Qrels(format=kind)  # type: ignore[arg-type]  # (a qrels kind: the new one's)
+        model = Qrels(format=kind)  # (a qrels kind: the new one's)
     else:
         parsed = parse_as(kind, text)
         assert isinstance(parsed, Qrels)
@@ -176,13 +178,13 @@ def _versions(
     same one twice when there is no old project, or the run is not in it)."""
     from ..core.history.diff import RunVersions
 
-    _run, rankings, error, name = project.read_run(path, fast=True)
+    _run, rankings, error, name = project.runs.read_run(path, fast=True)
     if error is not None:
         say(path, error)
         return None
     if old_project is None:
         return RunVersions(name, rankings, rankings)
-    _run, old, problem, _name = old_project.read_run(path, fast=True)
+    _run, old, problem, _name = old_project.runs.read_run(path, fast=True)
     if problem is not None:
         note = f"not read from {base} ({problem}): its version there is taken to be this one"
         return RunVersions(name, rankings, rankings, note)

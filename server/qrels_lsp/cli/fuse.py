@@ -25,7 +25,7 @@ from .common import (
 if TYPE_CHECKING:
     from ..core.chunks import ChunkRule
     from ..core.fusion import Fused, Input, Params
-    from ..core.project.analysis import Project
+    from ..core.project.project import Project
 
 
 def add(sub: Any) -> None:
@@ -54,7 +54,7 @@ def add(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.project.analysis import Project
+    from ..core.project.project import Project
 
     params = _params(args)
     workspace = workspace_of(args, args.runs)
@@ -120,7 +120,7 @@ def _input(project: Project, path: Path, params: Params, rule: ChunkRule | None)
     from ..core.fusion import METHODS, Input
 
     needs_scores = METHODS[params.method].needs_scores
-    run, rankings, error, _name = project.read_run(path, fast=not needs_scores)
+    run, rankings, error, _name = project.runs.read_run(path, fast=not needs_scores)
     if error is not None:
         raise UsageError(f"{path}: {error}")
     doc_of = mapper(rule) if rule is not None else None

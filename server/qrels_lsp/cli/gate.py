@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 from .common import UsageError, allow_outside, log_text, output
 
 if TYPE_CHECKING:
-    from ..core.project.analysis import Project, QrelsContext, RunResult
     from ..core.project.gating import Rules, Verdict
+    from ..core.project.project import Project
+    from ..core.project.results import QrelsContext, RunResult
 
 
 def add(sub: Any) -> None:

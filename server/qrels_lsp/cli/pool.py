@@ -12,7 +12,7 @@ from .common import UsageError, allow_outside, log_text, positive_option
 
 if TYPE_CHECKING:
     from ..core.coverage.pool import Pair, Pool
-    from ..core.project.analysis import QrelsContext
+    from ..core.project.results import QrelsContext
 
 
 def add(sub: Any) -> None:
@@ -58,11 +58,11 @@ def run(args: argparse.Namespace) -> int:
         if r.error:
             raise UsageError(f"{r.path}: {r.error}")
     if not args.runs:  # the golden set's runs, its fused runs too (as the editor pools them)
-        runs = project.context_runs(ctx, runs, baseline=False, build=True)
+        runs = project.derived.context_runs(ctx, runs, baseline=False, build=True)
     if args.baseline and not any(r.baseline for r in runs):
         from .render import corpus_problem
 
-        baseline = project.baseline(ctx, build=True)
+        baseline = project.derived.baseline(ctx, build=True)
         if baseline is None:
             raise UsageError(f"--baseline bm25 needs a corpus: {corpus_problem(ctx)}")
         runs.append(baseline)

@@ -14,7 +14,8 @@ from .common import log_text
 if TYPE_CHECKING:
     from ..core.base.findings import Finding
     from ..core.metrics import Evaluation
-    from ..core.project.analysis import Project, QrelsContext, RunResult
+    from ..core.project.project import Project
+    from ..core.project.results import QrelsContext, RunResult
 
 
 def finding_line(path: object, line: int, col: int, f: Finding) -> str:
@@ -249,7 +250,7 @@ def _trec_eval_lines(r: RunResult, project: Project, summary: bool) -> str:
         for qid in sorted(per_query, key=lambda q: q.encode("utf-8", "surrogateescape")):
             values = per_query[qid]
             lines += [f"{names[n]:<22}\t{log_text(qid)}\t{format_value(values[n])}" for n in order]
-    lines.append(f"{'runid':<22}\tall\t{log_text(project.runid(r))}")
+    lines.append(f"{'runid':<22}\tall\t{log_text(project.runs.runid(r))}")
     lines.append(f"{'num_q':<22}\tall\t{ev.n_queries}")
     lines += [f"{names[n]:<22}\tall\t{format_value(means[n])}" for n in order]
     return "\n".join(lines) + "\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from .common import (
     UsageError,
@@ -28,9 +28,10 @@ if TYPE_CHECKING:
     from ..core.base.findings import Finding
     from ..core.formats.format import Role
     from ..core.metrics import Evaluation
-    from ..core.model import QrelsFormat
-    from ..core.project.analysis import Project, QrelsContext, Reader, RunResult
     from ..core.project.config import Config
+    from ..core.project.files import Reader
+    from ..core.project.project import Project
+    from ..core.project.results import QrelsContext, RunResult
 
 
 def add(sub: Any) -> None:
@@ -123,7 +124,7 @@ def project_for(args: argparse.Namespace) -> tuple[Project, Config]:
 
     from ..core.metrics import parse_metric
     from ..core.metrics.metric import split_metrics
-    from ..core.project.analysis import Project
+    from ..core.project.project import Project
 
     # (a run's name, `dense`, is inside: only a path, or a symlink of the checkout, leads out)
     workspace = workspace_of(args, [args.golden, *args.runs])
@@ -196,7 +197,7 @@ def golden_context(
         and not _fuses_baseline(project, args.golden)
     ):
         # Scoring needs the judgments, not their spans: 100k qrels lines read in a tenth of the time.
-        model: Qrels = Qrels(format=cast("QrelsFormat", fmt.name))  # role qrels: one of those
+        model: Qrels = Qrels(format=fmt.name)  # role qrels: one of those
         grades = fmt.read_grades(text)
     else:
         _kind, _text, loaded, _error = project.load(args.golden, role="qrels")
@@ -220,7 +221,7 @@ def golden_context(
     if cut is not None:
         ctx = replace(ctx, cut=cut)
     if not ctx.grades and not ctx.unanswerable:
-        why = project.dropped(args.golden, "qrels")
+        why = project.runs.dropped(args.golden, "qrels")
         reason = f"; the first of {len(why):,} left out: {why[0].message}" if why else ""
         raise UsageError(f"{args.golden}: read as {fmt.display}, it holds no judgments{reason}")
     entries = sum(map(len, grades.values())) if grades is not None else None
@@ -255,11 +256,13 @@ def _results(
     results = named_runs(args.runs, project, ctx)
     if args.runs:  # the fusions of the runs named (as the golden set names its runs), but those
         named = {r.name for r in results}  # named themselves
-        fusions = [f for f in project.fusions_of(ctx, results) if f.name not in named]
+        fusions = [f for f in project.derived.fusions_of(ctx, results) if f.name not in named]
         ctx = replace(ctx, fusions=fusions)
     baseline = bool(args.baseline) and not any(r.baseline for r in results)
     problems: list[Finding] = []
-    results = project.context_runs(ctx, results, baseline=baseline, problems=problems, build=True)
+    results = project.derived.context_runs(
+        ctx, results, baseline=baseline, problems=problems, build=True
+    )
     if args.baseline and not any(r.baseline for r in results):
         raise UsageError(f"--baseline bm25 needs a corpus: {corpus_problem(ctx)}")
     broken = False
@@ -276,12 +279,12 @@ def named_runs(named: list[Path], project: Project, ctx: QrelsContext) -> list[R
     from ..core.project.comparing import find_run
 
     if not named:
-        return [project.score_run(ctx, p, fast=True) for p in ctx.run_paths]
+        return [project.scoring.score_run(ctx, p, fast=True) for p in ctx.run_paths]
     bound: list[RunResult] | None = None
     out = []
     for arg in named:
         if arg.exists():
-            out.append(project.score_run(ctx, arg.resolve(), fast=True))
+            out.append(project.scoring.score_run(ctx, arg.resolve(), fast=True))
             continue
         if bound is None:
             bound = _every_run(project, ctx)
@@ -299,8 +302,10 @@ def named_runs(named: list[Path], project: Project, ctx: QrelsContext) -> list[R
 def _every_run(project: Project, ctx: QrelsContext) -> list[RunResult]:
     """Every run a name on the command line may mean: the golden set's runs, its BM25 baseline
     (built now, with progress on a terminal: a fusion of it needs it too) and its fused runs."""
-    runs = [project.score_run(ctx, p, fast=True) for p in ctx.run_paths]
-    return project.context_runs(ctx, runs, baseline=project.config.bm25_baseline, build=True)
+    runs = [project.scoring.score_run(ctx, p, fast=True) for p in ctx.run_paths]
+    return project.derived.context_runs(
+        ctx, runs, baseline=project.config.bm25_baseline, build=True
+    )
 
 
 def _entries(results: list[RunResult]) -> list[tuple[Path, Role, int | None]]:
@@ -319,7 +324,7 @@ def _report_dropped(project: Project, files: list[tuple[Path, Role, int | None]]
 
     any_dropped = False
     for path, role, entries in files:
-        found = project.dropped(path, role, entries)
+        found = project.runs.dropped(path, role, entries)
         if not found:
             continue
         any_dropped = True

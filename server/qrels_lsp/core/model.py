@@ -11,29 +11,23 @@ import sys
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, overload
+from typing import TYPE_CHECKING, overload
 
 from .base.findings import Finding
+from .base.text import Ref as Ref  # (written where spans are: fusion/spec.py needs it too)
 from .base.text import Span
 
 if TYPE_CHECKING:
     from .chunks import ChunkRule
     from .fusion.spec import Fusion
 
-QrelsFormat = Literal["golden", "trec-qrels", "beir-qrels", "json-qrels"]
-RunFormat = Literal["run-yaml", "trec-run", "json-run", "msmarco-run"]
-FileKind = Literal[
-    "golden",
-    "run-yaml",
-    "trec-qrels",
-    "beir-qrels",
-    "json-qrels",
-    "trec-run",
-    "json-run",
-    "msmarco-run",
-]
-"""The formats a file can be read as: see ``core/formats`` (a model says which one it came from)."""
-OtherKind = Literal["trec-topics", "trec-documents"]
+FileKind = str
+"""The name of a format a file can be read as (``golden``, ``trec-run``...): the formats'
+registry (``core/formats/__init__.py``) is the one list of them, and a model says which one it
+came from."""
+QrelsFormat = FileKind  # a format whose role is judgments (``Format.role``)
+RunFormat = FileKind  # a format whose role is a ranking
+OtherKind = str
 """Files of the TREC family that are neither judgments nor a ranking (topics, a corpus): content
 detection recognises them so that they are never read as a run, and says what they are."""
 
@@ -46,14 +40,6 @@ raises; each reader says so where it is written (``formats/grades.py`` for grade
 
 CRITICAL_TAG = "critical"
 """The tag of questions that must not get worse: `qrels-lsp gate --critical` looks for it."""
-
-
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """A string value as written in a file (a path, a glob, a name) and where it was written."""
-
-    value: str
-    span: Span
 
 
 @dataclass(slots=True)
@@ -339,6 +325,18 @@ class Qrels:
 
     def unanswerable(self) -> set[str]:
         return {qid for qid, q in self.queries.items() if q.unanswerable}
+
+
+@dataclass(frozen=True, slots=True)
+class EntryEdit:
+    """What a re-parse changed, for the caches that derive a new analysis from the last one:
+    the entry of query ``qid`` of ``before`` was re-parsed, and every span from the entry's old
+    end on moved by ``delta``. The other queries' judgments and questions are as they were."""
+
+    before: Qrels
+    qid: str
+    end: int
+    delta: int
 
 
 @dataclass(slots=True)

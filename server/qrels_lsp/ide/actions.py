@@ -11,7 +11,8 @@ from ..core.base.text import Span
 from ..core.formats import EditRefused, get
 from ..core.formats.corpus import Corpus
 from ..core.model import Run
-from ..core.project.analysis import Analysis, QrelsContext
+from ..core.project.analysis import Analysis
+from ..core.project.results import QrelsContext
 
 JUDGE_GRADES = (1, 2, 3, 0)
 

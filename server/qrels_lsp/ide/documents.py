@@ -9,7 +9,7 @@ from typing import Any
 
 from ..core.compare import Comparison, Comparisons
 from ..core.metrics import Evaluation
-from ..core.project.analysis import RunResult
+from ..core.project.results import RunResult
 
 
 def scores_document(

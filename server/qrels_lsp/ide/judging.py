@@ -18,7 +18,8 @@ from ..core.base.findings import Fix
 from ..core.coverage.pool import Pair, Pool
 from ..core.formats.corpus import Corpus
 from ..core.model import Qrels
-from ..core.project.analysis import Analysis, QrelsContext, RunResult
+from ..core.project.analysis import Analysis
+from ..core.project.results import QrelsContext, RunResult
 from ..core.search.tokens import snippet, tokenize
 from .actions import judgment_fixes
 from .present import low_coverage

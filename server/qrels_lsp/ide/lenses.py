@@ -11,7 +11,8 @@ from typing import Literal, NamedTuple
 from ..core.base.escape import md_text
 from ..core.base.text import Span
 from ..core.model import Qrels, Query, Run
-from ..core.project.analysis import Analysis, Project
+from ..core.project.analysis import Analysis
+from ..core.project.project import Project
 from .compare import Place, comparison_markdown
 from .history import (
     header_title,
@@ -52,7 +53,7 @@ TOP = Span(0, 0)
 
 def top_groups(analysis: Analysis) -> list[LensGroup]:
     """A golden set's first-line lenses: the header, the judging lens when the queue has been
-    made (``Project.pool``) and is not empty, and the report's when there are runs."""
+    made (``Decisions.pool``) and is not empty, and the report's when there are runs."""
     ctx = analysis.context
     assert ctx is not None
     header = header_titles(
@@ -89,8 +90,9 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
         return out
     if isinstance(analysis.model, Run) and analysis.runs:
         result = analysis.runs[0]
+        previous = None if analysis.compared else analysis.previous
         compared = run_comparison_title(
-            ctx, result, analysis.comparisons, None if analysis.compared else analysis.previous
+            ctx, result, analysis.comparisons, previous, compared=analysis.compared
         )
         header = (run_header_title(ctx, result), *([compared] if compared else []))
         out = [LensGroup(top, header, None)]
@@ -152,10 +154,11 @@ def comparison_place(project: Project, analysis: Analysis) -> Place | None:
     return ctx.path, text, {qid: q.span.start for qid, q in ctx.qrels.queries.items()}
 
 
-def history_report(project: Project, analysis: Analysis) -> str:
+def history_report(analysis: Analysis) -> str:
     """What changed since the base revision and why each number moved, in a table (the first
-    line's hover, the history lens's message); "" with no history. On the analysis thread."""
-    ctx, history = analysis.context, project.history(analysis)
+    line's hover, the history lens's message), from an analysis whose history is made
+    (``Histories.history``); "" with none."""
+    ctx, history = analysis.context, analysis.history
     if ctx is None or history is None or history.problem is not None:
         return ""
     if not worth_a_lens(history):
@@ -167,14 +170,15 @@ def history_report(project: Project, analysis: Analysis) -> str:
 
 def comparison_report(project: Project, analysis: Analysis) -> str:
     """The whole comparison a golden set's first-line lenses (or a run file's) summarise: every
-    metric, the questions needed, the questions that flipped. Call it on the analysis thread."""
+    metric, the questions needed, the questions that flipped, from an analysis whose comparison
+    is made (``Decisions.compare``). Call it on the analysis thread (it reads the golden set)."""
     ctx = analysis.context
     if analysis.waiting is not None:
         return (
             f"*The runs are compared with {md_text(analysis.waiting)} once its BM25 index is "
             "built (its progress is shown as it goes); until then, with no other run.*"
         )
-    comparisons = project.compare(analysis)
+    comparisons = analysis.comparisons
     if ctx is None or comparisons is None:
         return ""
     runs = [analysis.runs[0].name] if isinstance(analysis.model, Run) and analysis.runs else None

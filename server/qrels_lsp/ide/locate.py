@@ -20,7 +20,9 @@ from typing import Literal
 
 from ..core.base.text import Span
 from ..core.model import Qrels, Query, Run, rank_in_list
-from ..core.project.analysis import Analysis, Project, run_name
+from ..core.project.analysis import Analysis
+from ..core.project.project import Project
+from ..core.project.results import run_name
 
 TargetKind = Literal["query", "judged", "retrieved", "summary", "file"]
 

@@ -13,7 +13,8 @@ from ..core.base.text import LineIndex, Span
 from ..core.chunks import mapper
 from ..core.formats.corpus import Corpus, Document
 from ..core.model import Qrels
-from ..core.project.analysis import Analysis, Project
+from ..core.project.analysis import Analysis
+from ..core.project.project import Project
 from .locate import Loaded, Target, citations, family, query_span
 
 MAX_WORKSPACE_SYMBOLS = 1000

@@ -15,9 +15,10 @@ from ..core.compare import Comparisons
 from ..core.formats import get
 from ..core.formats.corpus import Document
 from ..core.metrics import MEASURES, Metric, format_value, ndcg_explain, query_scores
+from ..core.metrics.lens import lens_metrics
 from ..core.model import Qrels, Query, rank_in_list
-from ..core.project.analysis import QrelsContext, RunResult
 from ..core.project.judging import mean_judged
+from ..core.project.results import QrelsContext, RunResult
 from .compare import delta_mark, header_lens_titles, headline, lens_title
 
 HOVER_CUTOFFS = (1, 3, 5, 10, 20, 100)
@@ -52,7 +53,7 @@ def lens_values(
 
 def _lens_values(values: Mapping[str, float], k: int, base: Mapping[str, float] | None) -> str:
     parts = []
-    for key, label in ((f"recall@{k}", f"recall@{k}"), ("mrr", "MRR")):
+    for _metric, key, label in lens_metrics(k):
         value = values.get(key)
         if value is not None:
             mark = delta_mark(value, base.get(key)) if base is not None else ""
@@ -209,14 +210,17 @@ def run_comparison_title(
     r: RunResult,
     comparisons: Comparisons | None,
     previous: Comparisons | None = None,
+    *,
+    compared: bool = True,
 ) -> str | None:
     """A run file's second lens: the run against the golden set's base run (the last one,
-    marked, while it is brought up to date after an edit)."""
+    marked, while it is brought up to date after an edit; while the first is being made, that
+    it is)."""
     if comparisons is None and previous is not None:
         title = run_comparison_title(ctx, r, previous)
         return None if title is None else title + UPDATING
     if comparisons is None:
-        return None
+        return None if compared else "comparing with the golden set's base…"
     if r.name == comparisons.base:
         return "the base the golden set's other runs are compared with"
     c = headline(comparisons, r.name, f"recall@{ctx.k}")

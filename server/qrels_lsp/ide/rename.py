@@ -15,7 +15,8 @@ from pathlib import Path
 from ..core.base.findings import TextEdit
 from ..core.base.text import LineIndex, Span
 from ..core.formats import get
-from ..core.project.analysis import Analysis, Project
+from ..core.project.analysis import Analysis
+from ..core.project.project import Project
 
 
 class RenameError(ValueError):

@@ -63,7 +63,7 @@ class Publisher:
         if source is None:
             return
         uri = uri_of(source)
-        text = self.session._read(source)[0]
+        text = self.session.texts.read(source)[0]
         if text is None:  # refused as binary (a NUL byte): the text the config parser read
             data, _ = read_regular(source, MAX_CONFIG_BYTES)
             text = decode(data)[0] if data is not None else ""

@@ -11,7 +11,8 @@ from lsprotocol import types
 
 from ..core.base.text import Span
 from ..core.model import Qrels, Query
-from ..core.project.analysis import Analysis, QrelsContext
+from ..core.project.analysis import Analysis
+from ..core.project.results import QrelsContext
 from ..ide.lenses import LensGroup, lens_groups, question_titles, top_groups
 from ..ide.outline import judged_count, lists_documents, query_detail
 from .commands import COMMANDS

@@ -32,7 +32,7 @@ def warm(session: Session, corpus: Corpus, analysis: Analysis) -> None:
     def build() -> object:
         index = indexes.build(corpus, progress, cancel=session.yield_to_keystrokes)
         if index is not None and session.project is project and project.config.bm25_baseline:
-            project.warm_baseline(index, asked, session.yield_to_keystrokes)
+            project.derived.warm_baseline(index, asked, session.yield_to_keystrokes)
         return index
 
     session.in_background(build, lambda _index: session.reanalyse_open())

@@ -22,6 +22,15 @@ ALLOWANCE = "allow_outside"
 
 
 def register(server: LanguageServer, state: State) -> None:
+    """The protocol's lifecycle, the documents' sync, the workspace's changes, pulled
+    diagnostics."""
+    _register_lifecycle(server, state)
+    _register_documents(server, state)
+    _register_workspace(server, state)
+    _register_pull(server, state)
+
+
+def _register_lifecycle(server: LanguageServer, state: State) -> None:
     client = state.client
 
     @server.feature(types.INITIALIZE)
@@ -74,6 +83,8 @@ def register(server: LanguageServer, state: State) -> None:
         finally:
             os._exit(code)
 
+
+def _register_documents(server: LanguageServer, state: State) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
         session = state.session
@@ -96,6 +107,10 @@ def register(server: LanguageServer, state: State) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         state.session.closed_document(params.text_document.uri)
+
+
+def _register_workspace(server: LanguageServer, state: State) -> None:
+    client = state.client
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: LanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
@@ -126,6 +141,8 @@ def register(server: LanguageServer, state: State) -> None:
             _apply_settings(state, settings)
         state.session.reanalyse_open()
 
+
+def _register_pull(server: LanguageServer, state: State) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(

@@ -254,3 +254,11 @@ def decode(data: bytes, *, keep_bytes: bool = False) -> tuple[str, list[str]]:
             return data.decode("utf-8", "surrogateescape"), problems
         problems.append(f"invalid UTF-8 at byte {exc.start}; undecodable bytes shown as U+FFFD")
         return data.decode("utf-8", "replace"), problems
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A string value as written in a file (a path, a glob, a name) and where it was written."""
+
+    value: str
+    span: Span

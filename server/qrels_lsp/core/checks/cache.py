@@ -15,8 +15,7 @@ after it, with no pass over every entry's text.
 from __future__ import annotations
 
 from ..base.findings import Finding, shift_finding
-from ..model import Qrels
-from ..project.incremental import EntryEdit
+from ..model import EntryEdit, Qrels
 
 Key = tuple[str, str]  # query id, entry text
 

@@ -24,7 +24,7 @@ from .suggestions import SuggestionBudget
 
 if TYPE_CHECKING:
     from ..history.lock import LockState
-    from ..project.incremental import EntryEdit
+    from ..model import EntryEdit
 
 Input = Literal["corpus", "level", "newline", "yaml", "lock"]
 """What a per-query check may read beyond its entry: the corpus, the relevance level, the file's

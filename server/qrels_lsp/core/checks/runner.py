@@ -13,8 +13,7 @@ from ..coverage.judgments import Completeness
 from ..formats import get
 from ..formats.corpus import Corpus
 from ..history.lock import LockState
-from ..model import Qrels, Query, Run
-from ..project.incremental import EntryEdit
+from ..model import EntryEdit, Qrels, Query, Run
 from .cache import CheckCache, Key
 from .check import (
     CorpusState,

@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from ..base.text import Span
-from ..model import Ref
+from ..base.text import Ref, Span
 from .methods import DEFAULT_NORM, DEFAULT_RRF_K, METHODS, NORMS, Params
 
 FUSION_KEYS: dict[str, str] = {

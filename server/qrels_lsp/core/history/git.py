@@ -234,7 +234,7 @@ class Repository:
 
 @dataclass(frozen=True, slots=True)
 class RevisionReader:
-    """A project's reader (``core/project/analysis.py``'s ``Reader``) that reads each file as
+    """A project's reader (``core/project/files.py``'s ``Reader``) that reads each file as
     ``commit`` holds it."""
 
     repository: Repository

@@ -21,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..formats import detect, parse_as
 from ..metrics import Evaluation, Metric, ScoreCache
-from ..model import Qrels
+from ..model import EntryEdit, Qrels
+from ..project.config import Config, QrelsBinding
 from .attribution import (
     Change,
     Evaluations,
@@ -45,8 +46,23 @@ from .git import AUTO, GitError, Repository, Revision
 from .versions import context_scoring, scoring_of, settings
 
 if TYPE_CHECKING:
-    from ..project.analysis import Project, QrelsContext, RunResult
-    from ..project.incremental import EntryEdit
+    from ..project.results import QrelsContext, RunResult
+
+
+class Sources(Protocol):
+    """What a tracker reads of its project (``core/project/histories.py``)."""
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def lens_metrics(self) -> bool: ...
+
+    def binding(self, path: Path) -> QrelsBinding | None: ...
+
+    def rankings(self, path: Path) -> Rankings:
+        """A run's rankings as its file gives them (before a chunk rule maps them)."""
+        ...
 
 
 @dataclass(slots=True)
@@ -77,7 +93,7 @@ class _Run:
 
 
 class Tracker:
-    """One golden set's history, kept between analyses (``Project.history``)."""
+    """One golden set's history, kept between analyses (``Histories.history``)."""
 
     def __init__(self) -> None:
         self._base: _Base | None = None
@@ -93,7 +109,7 @@ class Tracker:
 
     def history(
         self,
-        project: Project,
+        project: Sources,
         ctx: QrelsContext,
         runs: Sequence[RunResult],
         edit: EntryEdit | None,
@@ -129,7 +145,7 @@ class Tracker:
             lineage=self.lineage,
         )
 
-    def _resolve(self, project: Project, ctx: QrelsContext, setting: str) -> _Base:
+    def _resolve(self, project: Sources, ctx: QrelsContext, setting: str) -> _Base:
         base = self._base
         if base is not None and base.setting == setting and self._same_base(base):
             return base
@@ -179,7 +195,7 @@ class Tracker:
 
     def _run(
         self,
-        project: Project,
+        project: Sources,
         base: _Base,
         r: RunResult,
         after: Scoring,
@@ -209,7 +225,7 @@ class Tracker:
         return RunHistory(r.name, tuple(out), state.note)
 
     def _old_rankings(
-        self, project: Project, base: _Base, state: _Run, path: Path, raw1: Rankings
+        self, project: Sources, base: _Base, state: _Run, path: Path, raw1: Rankings
     ) -> Rankings:
         """The run as the base holds it (this one when the base has none)."""
         assert base.repo is not None and base.revision is not None
@@ -249,13 +265,13 @@ class Tracker:
         return Evaluations(state.e00, e01, state.e10[1], e11)
 
 
-def _as_read(project: Project, r: RunResult, after: Scoring, state: _Run) -> Rankings:
+def _as_read(project: Sources, r: RunResult, after: Scoring, state: _Run) -> Rankings:
     """The run's rankings as its file gives them: those scored, unless a chunk rule mapped
     them to documents (then read again, once per mapped rankings)."""
     if after.chunks is None:
         return r.rankings
     if state.read is None or state.read[0] is not r.rankings:
-        state.read = (r.rankings, project.read_run(r.path, fast=True)[1])
+        state.read = (r.rankings, project.rankings(r.path))
     return state.read[1]
 
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..metrics import configured_metrics
+from ..metrics.lens import with_lens_metrics
 from ..model import Qrels
 from ..project.config import Config, QrelsBinding, scoring_settings
 from .attribution import Scoring
 
 if TYPE_CHECKING:
-    from ..project.analysis import QrelsContext
+    from ..project.results import QrelsContext
 
 
 def scoring_of(
@@ -21,11 +22,12 @@ def scoring_of(
     """A version read apart from the project: its own cutoff, level and chunk rule, else those
     of its ``[[qrels]]`` table and of the configuration, as the project resolves them."""
     k, level, chunks = scoring_settings(qrels, binding, config)
+    metrics = configured_metrics(config.metrics, k)
     return Scoring(
         qrels.grades(),
         qrels.unanswerable(),
         level,
-        configured_metrics(config.metrics, k, lens=lens),
+        with_lens_metrics(metrics, k) if lens else metrics,
         k,
         chunks,
     )

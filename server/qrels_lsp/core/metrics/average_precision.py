@@ -4,15 +4,10 @@ rank, over all relevant documents (trec_eval ``map``); map@k counts only the top
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
-def _average_precision(j: Judged, m: Metric) -> float:
+def _average_precision(j: Judged, m: Asked) -> float:
     k = m.k
     relevant_so_far, total = 0, 0.0
     for rank, grade in j.hits:

@@ -8,15 +8,10 @@ counted above a relevant one are capped at R = num_rel, and so is their total.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
-def _bpref(j: Judged, m: Metric) -> float:
+def _bpref(j: Judged, m: Asked) -> float:
     num_rel = j.num_rel
     num_nonrel = sum(1 for g in j.grades.values() if 0 <= g < j.level)
     nonrel_so_far = 0

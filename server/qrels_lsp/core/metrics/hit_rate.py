@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
-def _hit_rate(j: Judged, m: Metric) -> float:
+def _hit_rate(j: Judged, m: Asked) -> float:
     k = m.k
     assert k is not None
     return 1.0 if any(rank < k and j.relevant(grade) for rank, grade in j.hits) else 0.0

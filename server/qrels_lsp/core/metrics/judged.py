@@ -10,12 +10,7 @@ as judged and breaks ties by document id ascending: docs/metrics.md).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
 def judged_in_top(j: Judged, k: int) -> int:
@@ -28,7 +23,7 @@ def unjudged_in_top(j: Judged, k: int) -> int:
     return min(k, j.retrieved) - judged_in_top(j, k)
 
 
-def _judged(j: Judged, m: Metric) -> float:
+def _judged(j: Judged, m: Asked) -> float:
     k = m.k
     assert k is not None
     unj: float = unjudged_in_top(j, k) / k  # trec_eval's unj_k, then its complement

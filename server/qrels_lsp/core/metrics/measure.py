@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from typing import Literal, Protocol
 
 Cutoff = Literal["required", "optional", "none"]
 
@@ -38,6 +35,20 @@ class Judged:
         return replace(self, level=level, num_rel=num_rel)
 
 
+class Asked(Protocol):
+    """What a measure reads of the metric asked for (``metric.Metric`` is one): a protocol, so
+    that no measure module imports the module that reads their registry."""
+
+    @property
+    def k(self) -> int | None: ...
+
+    @property
+    def rel(self) -> int | None: ...
+
+    @property
+    def persistence(self) -> float: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Measure:
     """A per-query measure: its names, whether it takes a cutoff, and how it is computed."""
@@ -49,7 +60,7 @@ class Measure:
     trec_eval_cut: str | None
     spellings: tuple[str, ...]  # other tools' names for it, read by parse_metric (lower case)
     cutoff: Cutoff
-    value: Callable[[Judged, Metric], float]
+    value: Callable[[Judged, Asked], float]
     summary: str  # one line for the README and the hover
     whole_ranking: bool = False  # without a cutoff it reads the whole ranking (map, mrr)
     # Spellings that mean the cut form even when no cutoff is written (trec_eval's
@@ -70,6 +81,10 @@ class Measure:
     # The hover's table lists an optional-cutoff measure at each of its cutoffs too (nDCG@k
     # is quoted more than nDCG); otherwise once, uncut.
     hover_cutoffs: bool = False
+    # Its label in each question's lens, when it is shown there (``{k}``: the golden set's k,
+    # which a measure that needs a cutoff is then taken at); lenses list these in the
+    # registry's order (metrics/lens.py).
+    lens: str | None = None
 
 
 def format_value(x: float) -> str:

@@ -170,10 +170,9 @@ def default_metrics(k: int) -> list[Metric]:
     ]
 
 
-def configured_metrics(names: Sequence[str], k: int, *, lens: bool = False) -> list[Metric]:
+def configured_metrics(names: Sequence[str], k: int) -> list[Metric]:
     """The configured metrics at a golden set's ``k`` (``recall`` is ``recall@k``), each once;
-    the defaults when none is configured (or none can be read: the configuration says so).
-    ``lens``: with the lenses' numbers (recall@k, MRR) and the coverage the first line watches."""
+    the defaults when none is configured (or none can be read: the configuration says so)."""
     out: list[Metric] = []
     for name in names:
         try:
@@ -182,11 +181,7 @@ def configured_metrics(names: Sequence[str], k: int, *, lens: bool = False) -> l
             continue
         if metric not in out:
             out.append(metric)
-    out = out or default_metrics(k)
-    if lens:
-        shown = (Metric("recall", k), Metric("mrr"), Metric("judged", k))
-        out += [m for m in shown if m not in out]
-    return out
+    return out or default_metrics(k)
 
 
 def walk(

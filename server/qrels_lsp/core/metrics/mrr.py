@@ -3,15 +3,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
-def _reciprocal_rank(j: Judged, m: Metric) -> float:
+def _reciprocal_rank(j: Judged, m: Asked) -> float:
     k = m.k
     first = next((rank + 1 for rank, grade in j.hits if j.relevant(grade)), None)
     if first is None or (k is not None and first > k):
@@ -28,4 +23,5 @@ MEASURE = Measure(
     value=_reciprocal_rank,
     summary="1 / rank of the first relevant document (no cutoff)",
     whole_ranking=True,
+    lens="MRR",
 )

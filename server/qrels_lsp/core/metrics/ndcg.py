@@ -7,12 +7,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
 def ideal_dcg(grades: Iterable[int], k: int | None) -> float:
@@ -37,7 +33,7 @@ def dcg(j: Judged, k: int | None) -> float:
     return total
 
 
-def _ndcg(j: Judged, m: Metric) -> float:
+def _ndcg(j: Judged, m: Asked) -> float:
     k = m.k
     value = dcg(j, k)
     idcg = ideal_dcg(j.grades.values(), k)

@@ -3,16 +3,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 from .recall import relevant_in_top
 
 
-def _precision(j: Judged, m: Metric) -> float:
+def _precision(j: Judged, m: Asked) -> float:
     k = m.k
     assert k is not None
     return relevant_in_top(j, k) / k

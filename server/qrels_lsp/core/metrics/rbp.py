@@ -12,15 +12,10 @@ and this project's); trec_eval's own default is 0.9, so `score --format trec` na
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
-def _rbp(j: Judged, m: Metric) -> float:
+def _rbp(j: Judged, m: Asked) -> float:
     p = m.persistence
     if m.rel is not None:
         gains = {g: 1.0 if j.relevant(g) else 0.0 for _rank, g in j.hits}

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
 def relevant_in_top(j: Judged, k: int) -> int:
     return sum(1 for rank, grade in j.hits if rank < k and j.relevant(grade))
 
 
-def _recall(j: Judged, m: Metric) -> float:
+def _recall(j: Judged, m: Asked) -> float:
     k = m.k
     assert k is not None
     return relevant_in_top(j, k) / j.num_rel if j.num_rel else 0.0
@@ -28,4 +23,5 @@ MEASURE = Measure(
     cutoff="required",
     value=_recall,
     summary="relevant documents in the top k / all relevant documents",
+    lens="recall@{k}",
 )

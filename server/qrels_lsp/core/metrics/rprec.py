@@ -5,15 +5,10 @@ end and still divided by R; a query with no relevant document, or no document re
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .measure import Judged, Measure
-
-if TYPE_CHECKING:
-    from .metric import Metric
+from .measure import Asked, Judged, Measure
 
 
-def _rprec(j: Judged, m: Metric) -> float:
+def _rprec(j: Judged, m: Asked) -> float:
     r = j.num_rel
     if min(j.retrieved, r) == 0:
         return 0.0

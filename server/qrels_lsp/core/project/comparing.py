@@ -20,7 +20,7 @@ from ..search.baseline import BASELINE_NAME
 
 if TYPE_CHECKING:
     from ..compare.comparison import Comparer
-    from .analysis import QrelsContext, RunResult
+    from .results import QrelsContext, RunResult
 
 QR115 = declare(
     "QR115",

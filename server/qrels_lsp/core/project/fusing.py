@@ -21,7 +21,7 @@ from ..model import Ref
 from .comparing import BASELINE_ALIASES, find_run
 
 if TYPE_CHECKING:
-    from .analysis import QrelsContext, RunResult
+    from .results import QrelsContext, RunResult
 
 QR116 = declare(
     "QR116",

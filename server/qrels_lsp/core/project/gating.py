@@ -20,9 +20,9 @@ from typing import Literal
 from ..compare import Comparison, Comparisons
 from ..coverage.judgments import Completeness
 from ..model import CRITICAL_TAG
-from .analysis import QrelsContext, RunResult
 from .comparing import compare_by_tag, compare_runs
 from .judging import mean_judged
+from .results import QrelsContext, RunResult
 
 Status = Literal["pass", "fail", "cannot tell"]
 DEFAULT_MAX_DROP = 0.02

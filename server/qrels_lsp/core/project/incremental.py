@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from ..base.findings import Finding, shift_finding
 from ..base.text import Span, line_end_at, line_start_at
 from ..formats.golden import parse_query_entry
-from ..model import MovedQueries, Qrels, Query, Ref
+from ..model import EntryEdit, MovedQueries, Qrels, Query, Ref
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,18 +65,6 @@ def _common_length(old: str, new: str, limit: int, cut: Callable[[str, int, int]
         else:
             hi = mid - 1
     return lo
-
-
-@dataclass(frozen=True, slots=True)
-class EntryEdit:
-    """What a re-parse changed, for the caches that derive a new analysis from the last one:
-    the entry of query ``qid`` of ``before`` was re-parsed, and every span from the entry's old
-    end on moved by ``delta``. The other queries' judgments and questions are as they were."""
-
-    before: Qrels
-    qid: str
-    end: int
-    delta: int
 
 
 def reparse(old_text: str, old: Qrels, new_text: str) -> tuple[Qrels, EntryEdit | None] | None:

@@ -10,7 +10,7 @@ from ..coverage.pool import Pool, PoolCache, RunRankings
 from ..metrics import Metric, evaluate
 
 if TYPE_CHECKING:
-    from .analysis import QrelsContext, RunResult
+    from .results import QrelsContext, RunResult
 
 
 def mean_judged(ctx: QrelsContext, run: RunResult) -> float:

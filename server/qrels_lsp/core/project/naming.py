@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..base.findings import Severity, declare
 
 if TYPE_CHECKING:
-    from .analysis import RunResult
+    from .results import RunResult
 
 QR121 = declare(
     "QR121",

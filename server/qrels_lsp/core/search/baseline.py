@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..formats.trec_run import run_lines
 from ..metrics import Since, trec_eval_order
-from ..model import Qrels
-from ..project.incremental import EntryEdit
+from ..model import EntryEdit, Qrels
 from .tokens import tokenize
 
 if TYPE_CHECKING:  # numpy stays out of the import path until an index is built

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...core.base.files import cache_root, write_output
 from ...core.compare import Comparisons
-from ...core.project.analysis import QrelsContext, RunResult
+from ...core.project.results import QrelsContext, RunResult
 from .data import ReportData, report_data
 from .page import report_html
 

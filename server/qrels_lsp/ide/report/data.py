@@ -14,9 +14,9 @@ from typing import Any
 from ...core.compare import Comparisons
 from ...core.formats.corpus import Corpus
 from ...core.metrics import evaluate, parse_metric
-from ...core.project.analysis import QrelsContext, RunResult
 from ...core.project.comparing import compare_by_tag, restricted_runs, tagged
 from ...core.project.judging import mean_judged
+from ...core.project.results import QrelsContext, RunResult
 from ...core.search.quality import CAUSES, miss_causes
 from ..documents import comparisons_document, scores_document
 

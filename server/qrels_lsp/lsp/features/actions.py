@@ -60,11 +60,11 @@ async def _judge_next(
     """At a question's id: judge its next pair of the queue, then go to the next one."""
     from ...ide.judging import next_fixes
 
-    project, judging = session.project, session.judging.get(uri)
+    judging = session.judging.get(uri)
+    pooled = await session.decided.pooled(analysis)
 
     def fixes() -> list[tuple[Pair, Fix]]:  # a parse of the question's entry: not on the loop
-        project.pool(analysis)
-        return next_fixes(analysis, span.start, analysis.text, judging)
+        return next_fixes(pooled, span.start, pooled.text, judging)
 
     out = []
     for pair, fix in await session.run(fixes):
@@ -94,6 +94,11 @@ def _judge_again(
 
 
 def register(server: LanguageServer, state: State) -> None:
+    _register_actions(server, state)
+    _register_rename(server, state)
+
+
+def _register_actions(server: LanguageServer, state: State) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, JUDGE_KIND]),
@@ -128,6 +133,8 @@ def register(server: LanguageServer, state: State) -> None:
             actions += _judge_again(analysis, span, pos, uri, params.context.diagnostics)
         return actions
 
+
+def _register_rename(server: LanguageServer, state: State) -> None:
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
     async def prepare_rename(
         ls: LanguageServer, params: types.PrepareRenameParams

@@ -19,9 +19,8 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None:
             return []
-        if uri in session.judging and not analysis.pooled:  # the pair being judged is hinted
-            project = session.project
-            await session.run(lambda: project.pool(analysis))
+        if uri in session.judging:  # the pair being judged is hinted
+            analysis = await session.decided.pooled(analysis)
         pos = session.positions(uri, analysis.text)
         return [
             types.InlayHint(position=pos.position(offset), label=label, padding_left=True)

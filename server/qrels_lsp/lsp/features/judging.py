@@ -30,11 +30,11 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None or not isinstance(analysis.model, Qrels):
             return None
-        project, after = session.project, args.get("after")
-        skip = _pair(after)
-        pool = await session.run(lambda: project.pool(analysis))
+        skip = _pair(args.get("after"))
         wanted = _pair(args.get("pair"))  # a stale judgment's "judge it again"
-        pair = await session.run(lambda: next_pair(analysis, skip, wanted))
+        pooled = await session.decided.pooled(analysis)
+        pool = pooled.pool
+        pair = await session.run(lambda: next_pair(pooled, skip, wanted))  # a pass over them
         if pool is None or pair is None:
             client.inform("Nothing to judge: the runs' top documents are all judged.")
             return None

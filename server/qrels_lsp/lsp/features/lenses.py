@@ -19,7 +19,8 @@ from ..state import State
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ...core.project.analysis import Analysis, Project
+    from ...core.project.analysis import Analysis
+    from ...core.project.project import Project
     from ..encoders import LensEncoder
 
 COMPARE_WAIT_S = 1.0
@@ -46,10 +47,9 @@ def register(server: LanguageServer, state: State) -> None:
             return []
         # A comparison not made in time is shown as being made (or the last one, as being
         # updated); the lenses are refreshed then.
-        await session.compared(analysis, COMPARE_WAIT_S, STALE_WAIT_S)
-        project = session.project
-        if analysis.context is not None and not (analysis.pooled and analysis.diffed):
-            await session.run(lambda: (project.pool(analysis), project.history(analysis)))
+        analysis = await session.decided.compared(analysis, COMPARE_WAIT_S, STALE_WAIT_S)
+        if analysis.context is not None:
+            analysis = await session.decided.shown(analysis)
         pos = session.positions(uri, analysis.text)
         path = str(analysis.path)
         encoder = encoders.get(uri)
@@ -84,7 +84,7 @@ def register(server: LanguageServer, state: State) -> None:
         """What changed in a golden set since the base revision, as a message."""
         from ...ide.lenses import history_report
 
-        return await _message(state, args, history_report)
+        return await _message(state, args, lambda _project, a: history_report(a), diffed=True)
 
 
 async def _message(
@@ -93,15 +93,20 @@ async def _message(
     report: Callable[[Project, Analysis], str],
     *,
     compared: bool = False,
+    diffed: bool = False,
 ) -> str:
     """A report on the file a lens's arguments name, made on the analysis thread (once its
-    comparison is made, with ``compared``) and shown as a message."""
+    comparison is made, with ``compared``; its history, with ``diffed``) and shown as a
+    message."""
     session, uri = state.session, uri_of(Path(str(args.get("path", ""))))
-    analysis = await session.analysis_if_ours(uri)
-    if analysis is None:
+    found = await session.analysis_if_ours(uri)
+    if found is None:
         return ""
+    analysis = found
     if compared:
-        await session.compared(analysis)
+        analysis = await session.decided.compared(analysis)
+    if diffed:
+        analysis = await session.decided.diffed(analysis)
     project = session.project
     text = await session.run(lambda: report(project, analysis))
     if text:

@@ -70,9 +70,13 @@ def location(session: Session, place: Place) -> types.Location:
 
 
 def register(server: LanguageServer, state: State) -> None:
+    _register_places(server, state)
+    _register_symbols(server, state)
+
+
+def _register_places(server: LanguageServer, state: State) -> None:
+    """Definition and references: where an id is written, judged and retrieved."""
     client = state.client
-    outlines: dict[str, OutlineEncoder] = {}  # per open document: its last outline
-    state.on_close.append(lambda uri: outlines.pop(uri, None))
 
     def open_text(path: Path) -> str | None:
         opened = client.open_document(uri_of(path))
@@ -120,6 +124,13 @@ def register(server: LanguageServer, state: State) -> None:
             lambda: references(project, analysis, target, include, open_text)
         )
         return [location(session, p) for p in places] or None
+
+
+def _register_symbols(server: LanguageServer, state: State) -> None:
+    """The outline of a file and the workspace's symbols."""
+    client = state.client
+    outlines: dict[str, OutlineEncoder] = {}  # per open document: its last outline
+    state.on_close.append(lambda uri: outlines.pop(uri, None))
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def document_symbol(

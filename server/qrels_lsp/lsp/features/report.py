@@ -16,18 +16,17 @@ from ..convert import uri_of
 from ..state import State
 
 if TYPE_CHECKING:
-    from ...core.project.analysis import Analysis, Project
+    from ...core.project.analysis import Analysis
 
 
-def report_of(project: Project, analysis: Analysis) -> str:
+def report_of(analysis: Analysis) -> str:
     """The report of a golden set's runs, as its lenses show them, once their comparison is
-    made (on the reports thread: it touches nothing of the project then)."""
+    made (numbers in, text out: on the reports thread, touching nothing of the project)."""
     from ...ide.report import build_report
 
     ctx = analysis.context
     assert ctx is not None
-    comparisons = project.compare(analysis)
-    return build_report(ctx, analysis.runs, analysis.base, comparisons, analysis.text)
+    return build_report(ctx, analysis.runs, analysis.base, analysis.comparisons, analysis.text)
 
 
 def register(server: LanguageServer, state: State) -> None:
@@ -49,9 +48,8 @@ def register(server: LanguageServer, state: State) -> None:
         if analysis.context.blind_judging:
             client.inform("Judging blind: the report, which shows what the runs say, is off.")
             return None
-        await session.compared(analysis)
-        project = session.project  # (the comparison made, the report is numbers and text)
-        html = await session.reporting(lambda: report_of(project, analysis))
+        compared = await session.decided.compared(analysis)
+        html = await session.reporting(lambda: report_of(compared))
         if args.get("inline") is True:
             return {"html": html}
         try:
