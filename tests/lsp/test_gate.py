@@ -21,7 +21,7 @@ def test_a_long_job_waits_while_the_gate_is_closed() -> None:
 
     def job() -> None:
         while not stop.is_set():
-            gate.wait()
+            gate.wait(timeout=60)  # (longer than the test: only the gate opening lets it on)
             steps.append(time.perf_counter())
             time.sleep(0.001)
 
@@ -49,6 +49,19 @@ def test_a_closed_gate_slows_a_job_but_never_starves_it() -> None:
     started = time.perf_counter()
     gate.wait(timeout=0.05)
     assert time.perf_counter() - started >= 0.05
+
+
+def test_a_gate_that_stays_closed_lets_a_job_run_between_waits() -> None:
+    """A stream of requests keeps the gate closed; a job that waited out its patience then runs
+    as long without waiting (a comparison the requests wait for must finish)."""
+    gate = Gate()
+    gate.enter()
+    waited = []
+    for _ in range(50):
+        started = time.monotonic()
+        gate.wait(timeout=0.5)
+        waited.append(time.monotonic() - started >= 0.5)
+    assert waited[0] and not all(waited)  # waited once, then ran
 
 
 def test_the_inbox_keeps_the_gate_closed_until_each_chunk_is_handled() -> None:

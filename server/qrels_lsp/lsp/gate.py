@@ -29,6 +29,7 @@ import heapq
 import itertools
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 
@@ -37,6 +38,12 @@ EDITED, OPENED, AGAIN = 0, 1, 2
 again (the settings changed, an index was built, files changed on disk)."""
 
 SWITCH_INTERVAL_S = 0.0005
+
+PATIENCE_S = 0.05
+"""The longest a long job waits at a time for the gate to open. A keystroke is answered in a
+few milliseconds; a gate closed for longer is a stream of requests (an editor asking for lenses
+again and again while the comparison they wait for is being made), and a job that waited out
+its patience then runs as long without waiting: half the time at worst, never starved."""
 
 
 class Gate:
@@ -48,6 +55,7 @@ class Gate:
         self._idle.set()
         self._busy = 0
         self._lock = threading.Lock()
+        self._turn = threading.local()  # per job thread: until when it runs without waiting
 
     def enter(self) -> None:
         with self._lock:
@@ -64,10 +72,13 @@ class Gate:
     def closed(self) -> bool:
         return not self._idle.is_set()
 
-    def wait(self, timeout: float = 5.0) -> None:
-        """Called by long jobs between steps: returns once the gate is open (or after
-        ``timeout``, so that a job is slowed down, never starved)."""
-        self._idle.wait(timeout)
+    def wait(self, timeout: float = PATIENCE_S) -> None:
+        """Called by long jobs between steps: returns once the gate is open, or after
+        ``timeout``, and then without waiting for as long again (see :data:`PATIENCE_S`)."""
+        if time.monotonic() < getattr(self._turn, "until", 0.0):
+            return
+        if not self._idle.wait(timeout):
+            self._turn.until = time.monotonic() + timeout
 
 
 class LongJobs:
