@@ -12,6 +12,7 @@ from pathlib import Path
 import pytrec_eval
 from fixtures import apply_edits, only
 from qrels_lsp.core.base.boundary import Boundary
+from qrels_lsp.core.base.files import read_text
 from qrels_lsp.core.project.config import load_config
 from qrels_lsp.core.project.project import Project
 from qrels_lsp.ide.lenses import REPORT_TITLE, lens_groups
@@ -120,7 +121,7 @@ def test_an_edited_run_moves_to_the_golden_set_it_now_names(tmp_path: Path) -> N
     def read(path: Path) -> tuple[str | None, str | None]:
         if path in buffers:
             return buffers[path], None
-        return path.read_text(encoding="utf-8"), None
+        return read_text(path)  # (None, why) for a file that is not there, as a reader says
 
     project = Project(load_config(root), read, boundary=Boundary.of([root]))
     run = (root / "runs" / "dense.run.yaml").resolve()

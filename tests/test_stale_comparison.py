@@ -9,6 +9,7 @@ from pathlib import Path
 
 from conftest import EXAMPLES
 from qrels_lsp.core.base.boundary import Boundary
+from qrels_lsp.core.base.files import read_text
 from qrels_lsp.core.project.analysis import Analysis
 from qrels_lsp.core.project.config import load_config
 from qrels_lsp.core.project.project import Project
@@ -28,7 +29,7 @@ def _project(root: Path, buffers: dict[Path, str]) -> Project:
     def read(path: Path) -> tuple[str | None, str | None]:
         if path in buffers:
             return buffers[path], None
-        return path.read_text(encoding="utf-8"), None
+        return read_text(path)  # (None, why) for a file that is not there, as a reader says
 
     return Project(load_config(root), read, boundary=Boundary.of([root]))
 

@@ -10,7 +10,7 @@ const { execFileSync } = require('child_process');
 const SERVER_SETTINGS = [
   'k', 'relevance_level', 'ignore', 'metrics', 'golden', 'runs', 'bm25_baseline', 'corpus_ids', 'qrels',
   'compare_to', 'judgments', 'alpha', 'min_difference', 'min_judged', 'pool_depth', 'blind_judging',
-  'fusions', 'chunks', 'format', 'preset',
+  'fusions', 'chunks', 'format', 'preset', 'diff_base',
   'allow_outside',
 ];
 

@@ -68,12 +68,12 @@ def yaml_settings(golden: Path) -> dict[str, Any]:
     }
 
 
-def _settings_fn(kind: str, golden: Path) -> Any:
+def _settings_fn(kind: str, golden: Path, ours: dict[str, Any] | None = None) -> Any:
     yaml = yaml_settings(golden)
 
     def settings(section: str | None) -> Any:
         if kind == "ours":
-            return {} if section in ("qrels", None) else None
+            return dict(ours or {}) if section in ("qrels", None) else None
         return {
             "yaml": yaml,
             "http": {"proxy": "", "proxyStrictSSL": False},
@@ -110,9 +110,16 @@ def _children_hwm_mb(pid: int) -> float | None:
     return _vm_hwm_mb(pid)
 
 
-def _start(kind: str, ws: Path, golden: Path, node_prefix: Path, log: Any) -> Client:
+def _start(
+    kind: str,
+    ws: Path,
+    golden: Path,
+    node_prefix: Path,
+    log: Any,
+    settings: dict[str, Any] | None = None,
+) -> Client:
     cmd = ours_command() if kind == "ours" else yaml_ls_command(node_prefix)
-    client = Client(cmd, cwd=ws, settings=_settings_fn(kind, golden), log=log)
+    client = Client(cmd, cwd=ws, settings=_settings_fn(kind, golden, settings), log=log)
     client.initialize(ws)
     if kind == "yaml":
         client.notify(
@@ -227,6 +234,52 @@ def _edit_loop(
             "lenses_p95_s": percentile(lens, 0.95),
             "lens_count": lens_count,
         }
+    return out
+
+
+def history_session(
+    ws: Path, meta: dict[str, Any], log_dir: Path, *, edits: int = 50, warmup: int = 5
+) -> dict[str, Any]:
+    """The history lens's cost: two of our servers on the same git workspace, one with
+    ``diff_base`` off, typing the same characters into the same questions, one edit each in
+    turn (which goes first alternates), so both see the same machine load; each sample is
+    edit -> diagnostics -> codeLens answered."""
+    golden = ws / "golden.qrels.yaml"
+    text = golden.read_text(encoding="utf-8")
+    uri = golden.as_uri()
+    lines: list[int] = meta["edit_lines"]
+    col = int(meta["question_col"]) + 3
+    labels = ("off", "on")
+    out: dict[str, Any] = {label: {"lenses_s": [], "diagnostics_s": []} for label in labels}
+    with (log_dir / "ours-history-server.log").open("wb") as log:
+        settings = {"off": {"diff_base": "off"}, "on": {}}
+        clients = {k: _start("ours", ws, golden, Path(), log, settings[k]) for k in labels}
+        try:
+            for label, client in clients.items():
+                out[label]["open_s"], _ = _open(client, golden, text)
+            for i in range(warmup + edits):
+                line = lines[(i * 131) % len(lines)]
+                order = labels if i % 2 else labels[::-1]
+                for label in order:
+                    client = clients[label]
+                    t0, t_diag = _keystroke(client, uri, i + 2, line, col)
+                    t_lens = _lenses_answered(client, uri)
+                    if i >= warmup:
+                        out[label]["diagnostics_s"].append(t_diag - t0)
+                        out[label]["lenses_s"].append(t_lens - t0)
+                    time.sleep(PAUSE_S)
+            for label, client in clients.items():  # (each question's lens, and the first line's)
+                rid, _ = client.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
+                out[label]["lens_count"] = len(client.response(rid, timeout=600)[1]["result"])
+        finally:
+            for client in clients.values():
+                client.close()
+    for label in labels:
+        got = out[label]
+        got["n_edits"] = len(got["lenses_s"])
+        for q, name in ((0.5, "p50"), (0.95, "p95")):
+            got[f"lenses_{name}_s"] = percentile(got["lenses_s"], q)
+            got[f"diagnostics_{name}_s"] = percentile(got["diagnostics_s"], q)
     return out
 
 
@@ -456,7 +509,7 @@ if __name__ == "__main__":
     p.add_argument("--node", type=Path, default=Path.home() / ".cache/qrels-lsp-bench/node")
     p.add_argument("--edits", type=int, default=50)
     p.add_argument("--opens", type=int, default=3)
-    p.add_argument("--only", choices=["ours", "yaml", "start", "index"])
+    p.add_argument("--only", choices=["ours", "yaml", "start", "index", "history"])
     a = p.parse_args()
     logs = HERE / "results"
     logs.mkdir(exist_ok=True)
@@ -470,6 +523,16 @@ if __name__ == "__main__":
             result["index"].pop(key)
     ws = a.data / "golden"
     meta = golden_workspace(ws)
+    if a.only in (None, "history"):
+        from generate import history_workspace
+
+        history_ws = a.data / "golden-history"
+        history_meta = history_workspace(history_ws, ws)
+        made = history_session(history_ws, history_meta, logs, edits=a.edits)
+        for label in ("off", "on"):
+            made[label].pop("lenses_s")
+            made[label].pop("diagnostics_s")
+        result["history"] = made
     if a.only in (None, "start"):
         result["start"] = start_times()
     for kind in ("ours", "yaml"):

@@ -311,6 +311,70 @@ def yaml_run_workspace(out: Path, source: Path) -> dict[str, Any]:
     return meta
 
 
+def history_workspace(out: Path, source: Path) -> dict[str, Any]:
+    """The golden workspace of :func:`golden_workspace` (at ``source``) in a temporary git
+    repository: ``main`` holds an earlier version (the last 100 questions not yet written, 50
+    under other ids, 100 with a judgment fewer, and a run whose first 1,000 rankings have their
+    top two documents the other way round), the working tree the source's files. The editor's
+    history lens (``diff_base``: the merge base with main, that commit) then has something to
+    say on every line it touches. Returns the source's meta (the golden set is the same text)."""
+    import shutil
+    import subprocess
+
+    meta = golden_workspace(source)
+    params = {"kind": "history", "of": json.loads((source / ".done").read_text())}
+    if _marker(out, params):
+        return meta
+    shutil.rmtree(out, ignore_errors=True)
+    (out / "runs").mkdir(parents=True)
+    (out / "corpus.jsonl").hardlink_to(source / "corpus.jsonl")
+    golden = (source / "golden.qrels.yaml").read_text(encoding="utf-8")
+    run = (source / "runs" / "bm25.trec").read_text(encoding="utf-8")
+    (out / "golden.qrels.yaml").write_text(_earlier_golden(golden), encoding="utf-8")
+    (out / "runs" / "bm25.trec").write_text(_earlier_run(run), encoding="utf-8")
+
+    def git(*args: str) -> None:
+        env = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": str(out)}
+        env |= {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com"}
+        env |= {"GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+        subprocess.run(["git", *args], cwd=out, env=env, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    (out / ".git" / "info" / "exclude").write_text("corpus.jsonl\n.done\n", encoding="utf-8")
+    git("add", "golden.qrels.yaml", "runs/bm25.trec")
+    git("commit", "-q", "-m", "the golden set as main holds it")
+    (out / "golden.qrels.yaml").write_text(golden, encoding="utf-8")
+    (out / "runs" / "bm25.trec").write_text(run, encoding="utf-8")
+    _mark(out, params)
+    return meta
+
+
+def _earlier_golden(text: str) -> str:
+    """The golden set before the last 100 questions, 50 renames and 100 added judgments."""
+    lines = text.splitlines()
+    last = next(
+        i for i, line in enumerate(lines) if line.startswith(f"  q{N_QUESTIONS - 100:05d}:")
+    )
+    out = []
+    for line in lines[:last]:
+        if line.startswith("  q000") and 10 <= int(line[3:8]) < 60:
+            line = f"  old-{line[2:]}"
+        elif line.startswith("    relevant: [") and ", " in line and len(out) % 7 == 0:
+            line = line[: line.rindex(", ")] + "]"  # a judgment fewer
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _earlier_run(text: str) -> str:
+    """The run before its first 1,000 rankings' top two documents were swapped."""
+    lines = text.splitlines(keepends=True)
+    for i in range(0, RUN_DEPTH * 1_000, RUN_DEPTH):
+        a, b = lines[i].split(), lines[i + 1].split()
+        a[2], b[2] = b[2], a[2]
+        lines[i], lines[i + 1] = " ".join(a) + "\n", " ".join(b) + "\n"
+    return "".join(lines)
+
+
 N_LARGE = 100_000
 
 

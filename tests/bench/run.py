@@ -48,18 +48,9 @@ DATA = Path(tempfile.gettempdir()) / "qrels-lsp-bench" / "data"
 YAML_LS_VERSION = "1.25.0"
 PY_PEERS = {"pytrec_eval": "pytrec-eval-terrier", "rank_bm25": "rank_bm25", "bm25s": "bm25s"}
 BENCHES = (
-    "start",
-    "lsp",
-    "yaml",
-    "large",
-    "index",
-    "score",
-    "bm25",
-    "memory",
-    "compare",
-    "fusion",
-    "api",
-)
+    "start", "lsp", "yaml", "large", "history", "index", "score", "bm25", "memory", "compare",
+    "fusion", "api",
+)  # fmt: skip
 
 
 # -- setup ----------------------------------------------------------------------------------------
@@ -403,6 +394,27 @@ def large_row(ours: dict[str, Any], small: dict[str, Any] | None) -> dict[str, A
     )
 
 
+def history_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """Issue 34: the history lens (what changed since main, per question too) within the lens
+    budget, against the same server and edits with ``diff_base`` off."""
+    on, off = r["on"], r["off"]
+    return [
+        row(
+            "10k questions in git: edit -> diagnostics + lenses p95 with the history lens",
+            on["lenses_p95_s"],
+            off["lenses_p95_s"],
+            "ours, the same edits with diff_base off",
+            "s",
+            "p95 <= 50 ms",
+            on["lenses_p95_s"] <= 0.050,
+            f"N={on['n_edits']}, edits in turn with the other server; {on['lens_count']:,} "
+            f"lenses (off: {off['lens_count']:,}); p50 {on['lenses_p50_s'] * 1000:.1f} ms vs "
+            f"{off['lenses_p50_s'] * 1000:.1f} ms; open -> diagnostics {on['open_s']:.2f} s vs "
+            f"{off['open_s']:.2f} s",
+        )
+    ]
+
+
 def score_more_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     """Issue 19: `score` on run YAML, a ranx JSON run of 10^6 entries and a 7M-line TREC run."""
     out = []
@@ -667,9 +679,11 @@ def main() -> int:
 
     step("generating inputs")
     gen: dict[str, Any] = {}
-    if "lsp" in benches:
+    if "lsp" in benches or "history" in benches:
         meta = generate.golden_workspace(a.data / "golden")
         gen["golden"] = {k: v for k, v in meta.items() if k != "edit_lines"}
+    if "history" in benches:
+        history_meta = generate.history_workspace(a.data / "golden-history", a.data / "golden")
     if "yaml" in benches or "score" in benches:
         meta = generate.yaml_run_workspace(a.data / "golden-yaml", a.data / "golden")
     if "large" in benches:
@@ -720,6 +734,12 @@ def main() -> int:
         step("editor session: ours, 100,000 questions")
         report["large"] = session("ours", "golden-100k", large_meta, 1)
         rows.append(large_row(report["large"], report.get("lsp", {}).get("ours")))
+    if "history" in benches:
+        step("editor sessions: ours, 10,000 questions in git, the history lens on and off")
+        report["history"] = bench_lsp.history_session(
+            a.data / "golden-history", history_meta, log_dir, edits=a.edits
+        )
+        rows += history_rows(report["history"])
     if "index" in benches:
         step("keystrokes during a BM25 index build (ours)")
         report["index"] = bench_lsp.keystrokes_during_index(

@@ -11,10 +11,40 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import bm25, check, compare, convert, demo, fmt, fuse, gate, pool, report, score, serve
+from . import (
+    bm25,
+    check,
+    compare,
+    convert,
+    demo,
+    diff,
+    fmt,
+    fuse,
+    gate,
+    lock,
+    pool,
+    report,
+    score,
+    serve,
+)
 from .common import UsageError, check_arguments, log_text
 
-COMMANDS = (check, score, compare, gate, pool, report, fuse, bm25, convert, fmt, demo, serve)
+COMMANDS = (
+    check,
+    score,
+    compare,
+    diff,
+    gate,
+    pool,
+    lock,
+    report,
+    fuse,
+    bm25,
+    convert,
+    fmt,
+    demo,
+    serve,
+)
 NAMES = {command.__name__.rpartition(".")[2]: command for command in COMMANDS}
 
 

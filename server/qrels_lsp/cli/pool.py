@@ -82,6 +82,7 @@ def render(pool: Pool, pairs: list[Pair], fmt: str, ctx: QrelsContext) -> str:
 
         rows = [
             {"query": p.query, "doc": p.doc, "runs": list(p.runs), "best_rank": p.best_rank}
+            | ({"stale": p.stale} if p.stale else {})
             for p in pairs
         ]
         return json_text(rows) + "\n"
@@ -92,7 +93,9 @@ def render(pool: Pool, pairs: list[Pair], fmt: str, ctx: QrelsContext) -> str:
 
 def _summary(pool: Pool, shown: int) -> str:
     runs = ", ".join(log_text(r) for r in pool.runs)  # names a file's author wrote
-    head = f"{len(pool):,} unjudged in the top {pool.depth} of {runs}"
+    head = f"{len(pool) - pool.stale:,} unjudged in the top {pool.depth} of {runs}"
+    if pool.stale:
+        head = f"{pool.stale:,} stale judgments (judge them again) and {head}"
     return head if shown == len(pool) else f"{head}; the first {shown:,}"
 
 
@@ -106,8 +109,8 @@ def _table(pool: Pool, pairs: list[Pair]) -> str:
                 str(i),
                 log_text(p.query),
                 log_text(p.doc),
-                log_text(", ".join(p.runs)),
-                f"#{p.best_rank}",
+                log_text(", ".join(p.runs)) + (f" (stale: {STALE[p.stale]})" if p.stale else ""),
+                f"#{p.best_rank}" if p.best_rank else "-",
             ]
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -145,8 +148,14 @@ def _scalar(value: str) -> str:
     return json_text(value, indent=None)  # a JSON string is a YAML one, ##[ escaped
 
 
+STALE = {"QR130": "was deleted", "QR131": "changed", "QR132": "was cut differently"}
+"""What a stale pair's document did since it was judged, by its code (core/history/lock.py)."""
+
+
 def _runs_note(p: Pair) -> str:
     n = len(p.runs)
+    if not n:
+        return "no run retrieved it"
     return f"{n} run{'s' if n != 1 else ''}, best #{p.best_rank}: " + log_text(", ".join(p.runs))
 
 
@@ -155,7 +164,9 @@ def _note(p: Pair, ctx: QrelsContext) -> str:
     which runs retrieved it."""
     parts = []
     grade = ctx.grades.get(p.query, {}).get(p.doc)
-    if grade is not None:
+    if p.stale is not None:
+        parts.append(f"graded {grade}, but the document {STALE[p.stale]} since: judge it again")
+    elif grade is not None:
         parts.append(f"graded {grade} now: write the new grade over it")
     if not ctx.blind_judging:
         parts.append(_runs_note(p))

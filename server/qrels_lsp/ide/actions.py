@@ -91,3 +91,22 @@ def fixes_at(analysis: Analysis, span: Span) -> list[tuple[Finding, Fix]]:
         if f.fixes and _overlaps(f.span, span)
         for fix in f.fixes
     ]
+
+
+def stale_at(analysis: Analysis, span: Span) -> list[tuple[str, str, Finding]]:
+    """(question, document, finding) of each stale judgment (QR130-QR132) under ``span``: what
+    "judge it again" opens the judging view on."""
+    from ..core.checks.stale_judgment import STALE_CODES
+    from ..core.model import Qrels
+
+    model = analysis.model
+    if not isinstance(model, Qrels):
+        return []
+    out = []
+    for f in analysis.findings:
+        if f.code in STALE_CODES and _overlaps(f.span, span):
+            for query in model.queries.values():
+                if _overlaps(query.block, f.span):
+                    out += [(query.qid, j.doc_id, f) for j in query.judgments if j.span == f.span]
+                    break
+    return out

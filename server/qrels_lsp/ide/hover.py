@@ -19,7 +19,7 @@ from ..core.project.results import QrelsContext
 from ..core.search.quality import quality_notes
 from .compare import tag_summary
 from .judging import Judging, pair_markdown, pending
-from .lenses import comparison_report, top_groups
+from .lenses import comparison_report, history_report, top_groups
 from .locate import Target, locate, rank_in
 from .present import (
     chunk_note,
@@ -89,8 +89,9 @@ def _judging(
 def hover_text(
     project: Project, analysis: Analysis, target: Target, judging: Judging | None = None
 ) -> str | None:
-    """The markdown of a hover, in core terms, of an analysis whose comparison and judging queue
-    are made (``Decisions``). Reads the corpus: call it on the analysis thread."""
+    """The markdown of a hover, in core terms, of an analysis whose comparison, judging queue
+    (``Decisions``) and history (``Histories``) are made. Reads the corpus: call it on the
+    analysis thread."""
     if target.kind in ("summary", "file"):
         return _file_hover(project, analysis, target.kind == "summary")
     if target.kind == "query":
@@ -114,7 +115,8 @@ def _file_hover(project: Project, analysis: Analysis, summary: bool) -> str | No
         notes += [md_text(n) for n in baseline_notes(analysis.runs, ctx.k)]
     fused = "  \n".join(notes)
     tags = "" if blind else _by_tag(analysis)
-    parts = [read_as if means is None else f"{read_as}  \n{means}", fused, compared, tags]
+    since = history_report(analysis)
+    parts = [read_as if means is None else f"{read_as}  \n{means}", fused, compared, tags, since]
     return "\n\n".join(p for p in parts if p)
 
 

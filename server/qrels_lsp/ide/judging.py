@@ -11,6 +11,7 @@ is still unjudged. With ``blind_judging`` no run and no rank is named.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..core.base.escape import for_log, md_block, md_code, md_text
 from ..core.base.findings import Fix
@@ -31,17 +32,31 @@ def judge_title(ctx: QrelsContext, pool: Pool | None, runs: Sequence[RunResult])
     the numbers are low on coverage, when they are); None with nothing to judge."""
     if pool is None or not len(pool):
         return None
-    title = f"{len(pool):,} unjudged in the top {pool.depth} · judge next"
+    title = f"{len(pool) - pool.stale:,} unjudged in the top {pool.depth} · judge next"
+    if pool.stale:  # first in the queue: judged on documents that changed since
+        stale = f"{pool.stale:,} stale judgment{'s' if pool.stale != 1 else ''}"
+        title = f"{stale} · " + (title if len(pool) > pool.stale else "judge again")
     if low_coverage(ctx, runs):
         title = f"judged@{ctx.k} below {ctx.min_judged:g} · " + title
     return title
 
 
-def next_pair(analysis: Analysis, skip: tuple[str, str] | None = None) -> Pair | None:
+def next_pair(
+    analysis: Analysis,
+    skip: tuple[str, str] | None = None,
+    wanted: tuple[str, str] | None = None,
+) -> Pair | None:
     """The queue's head (``Project.pool`` made the queue), past ``skip`` (the pair just judged,
-    when the edit that judged it has not reached this analysis yet)."""
+    when the edit that judged it has not reached this analysis yet); ``wanted``: that pair, when
+    the queue holds it (a stale judgment to judge again), else the head."""
     pool = analysis.pool
-    return pool.next(skip) if pool is not None else None
+    if pool is None:
+        return None
+    if wanted is not None:
+        found = next((p for p in pool.of_query(wanted[0]) if p.doc == wanted[1]), None)
+        if found is not None:
+            return found
+    return pool.next(skip)
 
 
 Judging = tuple[str, str]
@@ -98,6 +113,9 @@ def next_fixes(
         return []
     # the analysis's model was parsed from golden_text: its entry is parsed alone
     fixes = judgment_fixes(ctx, pair.query, pair.doc, golden_text, NEXT_GRADES, query.block)
+    if pair.stale is not None and ctx.lock is not None:  # judged again: the lock takes it now
+        accept = ctx.lock.accept(pair.doc)
+        fixes = [replace(f, edits=(*f.edits, accept)) for f in fixes]
     return [(pair, fix) for fix in fixes]
 
 

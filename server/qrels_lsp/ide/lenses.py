@@ -5,14 +5,22 @@ means. Each group says what its lenses do when run (:data:`Action`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Literal, NamedTuple
 
 from ..core.base.escape import md_text
 from ..core.base.text import Span
-from ..core.model import Qrels, Run
+from ..core.model import Qrels, Query, Run
 from ..core.project.analysis import Analysis
 from ..core.project.project import Project
 from .compare import Place, comparison_markdown
+from .history import (
+    header_title,
+    markdown_report,
+    question_title,
+    what_changed,
+    worth_a_lens,
+)
 from .judging import judge_title
 from .present import (
     UNANSWERABLE_TITLE,
@@ -24,9 +32,9 @@ from .present import (
     run_header_title,
 )
 
-Action = Literal["explain", "compare", "judge", "report"]
+Action = Literal["explain", "compare", "judge", "report", "history"]
 """What a lens does when run: explain a question's numbers, show the whole comparison, go to the
-next pair to judge, or open the report."""
+next pair to judge, open the report, or show what changed since the base revision."""
 REPORT_TITLE = "report: curves, deltas, coverage"
 
 
@@ -58,6 +66,9 @@ def top_groups(analysis: Analysis) -> list[LensGroup]:
         analysis.waiting,
     )
     out = [LensGroup(TOP, tuple(header), None)]
+    if analysis.history is not None and worth_a_lens(analysis.history):
+        since = header_title(analysis.history, ctx.k, blind=ctx.blind_judging)
+        out.append(LensGroup(TOP, (since,), None, "history"))
     judge = judge_title(ctx, analysis.pool, analysis.runs)
     if judge is not None:
         out.append(LensGroup(TOP, (judge,), None, "judge"))
@@ -74,8 +85,7 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
     top = TOP
     if isinstance(analysis.model, Qrels):
         out = top_groups(analysis)
-        queries = analysis.model.queries.values()
-        for query, titles in query_lens_titles(ctx, queries, analysis.runs, analysis.base):
+        for query, titles in question_titles(analysis, analysis.model.queries.values()):
             out.append(LensGroup(query.span, tuple(titles), query.qid, "explain"))
         return out
     if isinstance(analysis.model, Run) and analysis.runs:
@@ -96,6 +106,22 @@ def lens_groups(analysis: Analysis) -> list[LensGroup]:
             out.append(LensGroup(ranking.span, (title,), qid, "explain"))
         return out
     return []
+
+
+def question_titles(
+    analysis: Analysis, queries: Iterable[Query]
+) -> Iterator[tuple[Query, list[str]]]:
+    """Each question's lens titles: a run each, then what changed it since the base revision
+    when something did (``Project.history``)."""
+    ctx = analysis.context
+    assert ctx is not None
+    history = analysis.history
+    for query, titles in query_lens_titles(ctx, queries, analysis.runs, analysis.base):
+        if history is not None:
+            since = question_title(history, query.qid, ctx.k, blind=ctx.blind_judging)
+            if since is not None:
+                titles = [*titles, since]
+        yield query, titles
 
 
 def comparing(analysis: Analysis) -> str | None:
@@ -126,6 +152,20 @@ def comparison_place(project: Project, analysis: Analysis) -> Place | None:
     if text is None:
         return None
     return ctx.path, text, {qid: q.span.start for qid, q in ctx.qrels.queries.items()}
+
+
+def history_report(analysis: Analysis) -> str:
+    """What changed since the base revision and why each number moved, in a table (the first
+    line's hover, the history lens's message), from an analysis whose history is made
+    (``Histories.history``); "" with none."""
+    ctx, history = analysis.context, analysis.history
+    if ctx is None or history is None or history.problem is not None:
+        return ""
+    if not worth_a_lens(history):
+        return ""  # (nothing changed: no lens, and nothing to add to the hover)
+    if ctx.blind_judging:  # what changed, not what the systems say of it
+        return f"*Since {md_text(history.base)}: {md_text(what_changed(history.changes))}.*"
+    return markdown_report(history, ctx.k)
 
 
 def comparison_report(project: Project, analysis: Analysis) -> str:

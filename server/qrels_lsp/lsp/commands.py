@@ -7,9 +7,11 @@ EXPLAIN_COMMAND = "qrels-lsp.explainQuery"
 COMPARE_COMMAND = "qrels-lsp.compareRuns"
 JUDGE_NEXT_COMMAND = "qrels-lsp.judgeNext"
 REPORT_COMMAND = "qrels-lsp.report"
+HISTORY_COMMAND = "qrels-lsp.history"
 COMMANDS = {
     "explain": EXPLAIN_COMMAND,
     "compare": COMPARE_COMMAND,
     "judge": JUDGE_NEXT_COMMAND,
     "report": REPORT_COMMAND,
+    "history": HISTORY_COMMAND,
 }

@@ -1,6 +1,6 @@
 """What is decided for the analyses the editor is shown: each golden set's comparison of runs
-(made on the reports thread) and its judging queue (on the analysis thread), and the newest value
-of each analysis.
+(made on the reports thread), its judging queue and its history since the base revision (on the
+analysis thread), and the newest value of each analysis.
 
 An :class:`~..core.project.analysis.Analysis` is never changed once published: a comparison or
 a queue made for it is a new value, which :meth:`Decided.decide` puts where the old one was (the
@@ -162,12 +162,48 @@ class Decided:
             return
         self.session.spawn(self._job(analysis))
 
-    # -- judging queues ------------------------------------------------------------------------
+    # -- judging queues and histories ---------------------------------------------------------
     async def pooled(self, analysis: Analysis) -> Analysis:
         """``analysis`` with its judging queue, made on the analysis thread."""
-        analysis = self.newest(analysis)
-        if analysis.pooled:
-            return analysis
         decisions = self.session.project.decisions
-        made = await self.session.run(lambda: decisions.pool(analysis))
-        return self.decide(analysis, lambda a: a.with_pool(made.pool))
+        return await self._made(
+            analysis, lambda a: a.pooled, decisions.pool, lambda a, m: a.with_pool(m.pool)
+        )
+
+    async def diffed(self, analysis: Analysis) -> Analysis:
+        """``analysis`` with its golden set's history since the base revision, made on the
+        analysis thread (git is asked there, once per base)."""
+        histories = self.session.project.histories
+        return await self._made(
+            analysis, lambda a: a.diffed, histories.history, lambda a, m: a.with_history(m.history)
+        )
+
+    async def shown(self, analysis: Analysis) -> Analysis:
+        """``analysis`` with its judging queue and its history, what lenses and hovers show: one
+        trip to the analysis thread (a burst of lens requests each queueing two would hold the
+        first one's answer behind the others')."""
+        project = self.session.project
+
+        def make(a: Analysis) -> Analysis:
+            return project.histories.history(project.decisions.pool(a))
+
+        def keep(a: Analysis, made: Analysis) -> Analysis:
+            return a.with_pool(made.pool).with_history(made.history)
+
+        return await self._made(analysis, lambda a: a.pooled and a.diffed, make, keep)
+
+    async def _made(
+        self,
+        analysis: Analysis,
+        done: Callable[[Analysis], bool],
+        make: Change,
+        keep: Callable[[Analysis, Analysis], Analysis],
+    ) -> Analysis:
+        """The newest value of ``analysis`` with what ``make`` makes of it on the analysis
+        thread (unless ``done`` says it has it), ``keep`` taking that part of it into the value
+        that is newest when it is made."""
+        analysis = self.newest(analysis)
+        if done(analysis):
+            return analysis
+        made = await self.session.run(lambda: make(analysis))
+        return self.decide(analysis, lambda a: keep(a, made))

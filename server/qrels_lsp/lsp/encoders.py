@@ -13,9 +13,8 @@ from ..core.base.text import Span
 from ..core.model import Qrels, Query
 from ..core.project.analysis import Analysis
 from ..core.project.results import QrelsContext
-from ..ide.lenses import LensGroup, lens_groups, top_groups
+from ..ide.lenses import LensGroup, lens_groups, question_titles, top_groups
 from ..ide.outline import judged_count, lists_documents, query_detail
-from ..ide.present import query_lens_titles
 from .commands import COMMANDS
 from .convert import Positions
 from .pieces import LINE, Last, PieceCache, Placed, compact_json
@@ -78,11 +77,11 @@ class LensEncoder:
         assert isinstance(analysis.model, Qrels)
         queries = analysis.model.queries
         tops = [g for g in top_groups(analysis) if g.titles]
-        if len(tops) != last.extra:
-            return None
+        if len(tops) != last.extra or _lineage(analysis) != _lineage(last.analysis):
+            return None  # (another base revision: every question's history lens may differ)
         changes = {i: self._part(pos, group) for i, group in enumerate(tops)}
         edited = [queries[qid] for qid in last.changed if qid in queries]  # others: run only
-        for query, titles in query_lens_titles(ctx, edited, analysis.runs, analysis.base):
+        for query, titles in question_titles(analysis, edited):
             i = last.at.get(query.qid)
             if i is None and not titles:
                 continue  # no lens before, none now (a golden set with no runs yet)
@@ -113,6 +112,14 @@ class LensEncoder:
             titles = (JOIN.join(titles),)
         lenses = [{"range": rng, "command": {"title": t, **command}} for t in titles]
         return ",".join(compact_json(lens) for lens in lenses)
+
+
+def _lineage(analysis: Analysis) -> tuple[int, tuple[tuple[str, str], ...]] | None:
+    """Which history the lenses of ``analysis`` show (None: none). One made after an edit of
+    one entry keeps its lineage and, unless the renames moved (an added question now asks what
+    a removed one asked), only the edited questions' history lenses change."""
+    history = analysis.history
+    return (history.lineage, history.changes.renamed) if history is not None else None
 
 
 class OutlineEncoder:

@@ -6,7 +6,7 @@
 --     trust_project_venv = false, -- start a project's .venv/venv server without asking vim.secure
 --     settings = {},          -- the server's "qrels" settings: k, relevance_level, ignore, metrics,
 --                             -- golden, runs, bm25_baseline, compare_to, judgments, preset, alpha, min_difference,
---                             -- min_judged, pool_depth, blind_judging, qrels, allow_outside (unset keys:
+--                             -- min_judged, pool_depth, blind_judging, diff_base, qrels, allow_outside (unset keys:
 --                             -- qrels-lsp.toml)
 --     codelens = true,        -- show and refresh code lenses (recall@k · MRR per question)
 --     inlay_hints = true,     -- enable inlay hints where the server and Neovim have them

@@ -161,14 +161,20 @@ def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> tuple[str | None, str 
     data, error = read_regular(path, limit + 1)
     if data is None:
         return None, error
+    return text_of(data, path.name, limit)
+
+
+def text_of(data: bytes, name: str, limit: int = MAX_TEXT_BYTES) -> tuple[str | None, str | None]:
+    """The text of a file's bytes (read from disk, or from a git revision) as :func:`read_text`
+    gives it: refused past ``limit`` or when it holds NUL bytes, decoded by its name's kind."""
     if len(data) > limit:
         return None, f"{TOO_LARGE} {limit // MiB} MiB"
-    convert = BINARY_TEXT.get(os.path.splitext(path.name)[1].lower())
+    convert = BINARY_TEXT.get(os.path.splitext(name)[1].lower())
     if convert is not None:
         return convert(data)
     if b"\x00" in data[:8192]:
         return None, "a binary file (it holds NUL bytes)"
-    text, problems = decode(data, keep_bytes=not path.name.lower().endswith(STRUCTURED_SUFFIXES))
+    text, problems = decode(data, keep_bytes=not name.lower().endswith(STRUCTURED_SUFFIXES))
     return text, "; ".join(problems) or None
 
 

@@ -23,11 +23,13 @@ from ..model import Qrels, Query, Run
 from .suggestions import SuggestionBudget
 
 if TYPE_CHECKING:
+    from ..history.lock import LockState
     from ..model import EntryEdit
 
-Input = Literal["corpus", "level", "newline", "yaml"]
+Input = Literal["corpus", "level", "newline", "yaml", "lock"]
 """What a per-query check may read beyond its entry: the corpus, the relevance level, the file's
-line break (a fix that adds a line uses it), whether the file takes YAML edits (fixes)."""
+line break (a fix that adds a line uses it), whether the file takes YAML edits (fixes), the
+golden set's lock against the corpus (``history/lock.py``)."""
 
 CorpusState = Corpus | CorpusError | None  # None: the file names no corpus
 
@@ -46,6 +48,7 @@ class QueryInputs:
     level: int
     newline: str
     yaml: bool
+    lock: LockState | None = None
 
 
 ALWAYS = frozenset({"query", "text", "lines", "budget"})
@@ -72,6 +75,7 @@ class GoldenInputs:
     # check that keeps state between edits (QR108) then updates that entry only.
     edit: EntryEdit | None = None
     judgments: Completeness | None = None  # how complete its judgments are (None: not known)
+    lock: LockState | None = None  # its lock against the corpus (None: it has none)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from . import (
     run_unbound,
     run_unknown_document,
     run_unknown_query,
+    stale_judgment,
     unknown_document,
 )
 from .check import GoldenCheck, QueryCheck, RunCheck
@@ -27,11 +28,13 @@ QUERY_CHECKS: tuple[QueryCheck, ...] = (
     empty_question.CHECK,
     unknown_document.CHECK,
     copied_wording.CHECK,
+    stale_judgment.CHECK,
 )
 GOLDEN_CHECKS: tuple[GoldenCheck, ...] = (
     corpus_state.CHECK,
     duplicate_question.CHECK,
     judgments_inferred.CHECK,
+    stale_judgment.UNREADABLE,
 )
 RUN_CHECKS: tuple[RunCheck, ...] = (
     run_unbound.CHECK,

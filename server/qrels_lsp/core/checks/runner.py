@@ -12,6 +12,7 @@ from ..chunks import ChunkRule
 from ..coverage.judgments import Completeness
 from ..formats import get
 from ..formats.corpus import Corpus
+from ..history.lock import LockState
 from ..model import EntryEdit, Qrels, Query, Run
 from .cache import CheckCache, Key
 from .check import (
@@ -46,6 +47,7 @@ def check_golden(
     cache: CheckCache | None = None,
     edit: EntryEdit | None = None,
     judgments: Completeness | None = None,
+    lock: LockState | None = None,
 ) -> list[Finding]:
     """Checks of a golden set (or TREC/BEIR qrels, where the text-level fixes do not apply).
 
@@ -58,13 +60,15 @@ def check_golden(
     if not yaml:
         cache = None  # TREC/BEIR qrels are parsed whole, with no edit fixes to keep
     newline = newline_of(text)
-    values: dict[str, object] = {"corpus": known, "level": level, "newline": newline, "yaml": yaml}
+    values: dict[str, object] = {
+        "corpus": known, "level": level, "newline": newline, "yaml": yaml, "lock": lock
+    }  # fmt: skip
     if cache is not None:
         cache.use(tuple(values[name] for name in _declared()))
     budget = SuggestionBudget()  # one for the file: "did you mean" for its first unknown ids
 
     def check(query: Query, lines: LineIndex) -> list[Finding]:
-        inputs = QueryInputs(query, text, lines, budget, known, level, newline, yaml)
+        inputs = QueryInputs(query, text, lines, budget, known, level, newline, yaml, lock)
         return [f for c in query_checks for f in c.run(inputs)]
 
     last = cache.last_for(edit) if cache is not None and edit is not None else None
@@ -77,7 +81,7 @@ def check_golden(
         per_query = _check_all(qrels, text, cache, check)
     if cache is not None:
         cache.remember(qrels, per_query, flagged)
-    whole = GoldenInputs(qrels, text, corpus, level, edit, judgments)
+    whole = GoldenInputs(qrels, text, corpus, level, edit, judgments, lock)
     out = [f for c in golden_checks if not c.after_queries for f in c.run(whole)]
     gathered = cache.flagged_findings() if cache is not None else None
     out.extend(itertools.chain.from_iterable(per_query.values()) if gathered is None else gathered)

@@ -17,7 +17,7 @@ that question's pairs are found again.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..metrics import Since, changed_keys
@@ -27,32 +27,42 @@ DEFAULT_DEPTH = 10
 
 @dataclass(frozen=True, slots=True)
 class Pair:
-    """One unjudged (question, document) pair of the pool."""
+    """One (question, document) pair of the pool: unjudged, or judged on a document that has
+    changed since (``stale``: the code that says how, core/history/lock.py)."""
 
     query: str
     doc: str
     runs: tuple[str, ...]  # the runs that put it in their top depth, in the runs' order
-    best_rank: int  # the best (1-based) rank any of them gives it
+    best_rank: int  # the best (1-based) rank any of them gives it (0: none does)
+    stale: str | None = None
 
-    def order(self) -> tuple[int, int, str, str]:
-        return (-len(self.runs), self.best_rank, self.query, self.doc)
+    def order(self) -> tuple[bool, int, int, str, str]:
+        rank = self.best_rank or 1 << 62
+        return (self.stale is None, -len(self.runs), rank, self.query, self.doc)
 
 
 RunRankings = tuple[str, Mapping[str, Sequence[str]]]
 """A run's name and its rankings (question -> ids in trec_eval's order)."""
+Staleness = Callable[[str], str | None]
+"""Why a judged document's judgments may no longer hold (a check code), None when they hold."""
 
 
 def query_pairs(
-    qid: str, grades: Mapping[str, int], runs: Sequence[RunRankings], depth: int
+    qid: str,
+    grades: Mapping[str, int],
+    runs: Sequence[RunRankings],
+    depth: int,
+    stale: Staleness | None = None,
 ) -> list[Pair]:
-    """The unjudged pairs of one question, in queue order."""
+    """The unjudged pairs of one question and its stale judgments, in queue order."""
     found: dict[str, tuple[list[str], int]] = {}
+    again = {d: why for d in grades if (why := stale(d)) is not None} if stale is not None else {}
     for name, rankings in runs:
         ranking = rankings.get(qid)
         if not ranking:
             continue
         for rank, doc in enumerate(ranking[:depth], start=1):
-            if grades.get(doc, -1) >= 0:
+            if grades.get(doc, -1) >= 0 and doc not in again:
                 continue
             hit = found.get(doc)
             if hit is None:
@@ -61,7 +71,8 @@ def query_pairs(
                 hit[0].append(name)
                 if rank < hit[1]:
                     found[doc] = (hit[0], rank)
-    pairs = [Pair(qid, doc, tuple(names), best) for doc, (names, best) in found.items()]
+    pairs = [Pair(qid, doc, tuple(ns), best, again.get(doc)) for doc, (ns, best) in found.items()]
+    pairs += [Pair(qid, doc, (), 0, why) for doc, why in again.items() if doc not in found]
     pairs.sort(key=Pair.order)
     return pairs
 
@@ -71,13 +82,15 @@ def judging_queue(
     runs: Sequence[RunRankings],
     depth: int = DEFAULT_DEPTH,
     unanswerable: Collection[str] = (),
+    stale: Staleness | None = None,
 ) -> list[Pair]:
-    """Every unjudged pair of the pool, in the order that covers the runs fastest."""
+    """Every stale judgment, then every unjudged pair of the pool in the order that covers the
+    runs fastest."""
     return _ordered(
         pair
         for qid, judged in grades.items()
         if qid not in unanswerable
-        for pair in query_pairs(qid, judged, runs, depth)
+        for pair in query_pairs(qid, judged, runs, depth, stale)
     )
 
 
@@ -90,21 +103,22 @@ class Pool:
     and (sorted when asked for) the whole queue. The editor's header lens needs only the size and
     the judge-next command the head, so ten thousand questions are not sorted per keystroke."""
 
-    __slots__ = ("_pairs", "_per_query", "depth", "runs", "size")
+    __slots__ = ("_pairs", "_per_query", "depth", "runs", "size", "stale")
 
     def __init__(
         self,
         depth: int,
         runs: tuple[str, ...],
         per_query: Mapping[str, list[Pair]],
-        size: int | None = None,
+        size: tuple[int, int] | None = None,
     ) -> None:
         self.depth = depth
         self.runs = runs  # the runs pooled
         # Not copied (a 100,000-entry dict per keystroke): ``PoolCache`` never changes a dict
-        # it has handed to a pool. (``size``: the pairs in ``per_query``, when counted.)
+        # it has handed to a pool. (``size``: the pairs in ``per_query`` and how many of them
+        # are stale judgments, when counted.)
         self._per_query = per_query
-        self.size = sum(map(len, self._per_query.values())) if size is None else size
+        self.size, self.stale = _counts(per_query.values()) if size is None else size
         self._pairs: list[Pair] | None = None
 
     def __len__(self) -> int:
@@ -132,17 +146,26 @@ class Pool:
         return list(self._per_query.get(qid, ()))
 
 
+def _counts(lists: Iterable[list[Pair]]) -> tuple[int, int]:
+    """How many pairs, and how many of them stale judgments."""
+    size = stale = 0
+    for pairs in lists:
+        size += len(pairs)
+        stale += sum(p.stale is not None for p in pairs)
+    return size, stale
+
+
 class PoolCache:
     """Each question's pairs, kept while its judgments and every run's rankings are the very same
     objects (rankings are kept per parse of a run, grades per entry of the golden set), so that a
     keystroke finds one question's pairs again, not ten thousand."""
 
     def __init__(self) -> None:
-        self._config: tuple[int, tuple[str, ...], frozenset[str]] | None = None
+        self._config: tuple[int, tuple[str, ...], frozenset[str], object] | None = None
         self._grades: Mapping[str, Mapping[str, int]] | None = None
         self._rankings: tuple[Mapping[str, Sequence[str]], ...] = ()
         self._per_query: dict[str, list[Pair]] = {}
-        self._size = 0  # the pairs in ``_per_query``
+        self._size = (0, 0)  # the pairs in ``_per_query``, and the stale judgments among them
         self._last: Pool | None = None
 
     def pool(
@@ -152,9 +175,10 @@ class PoolCache:
         depth: int = DEFAULT_DEPTH,
         unanswerable: Collection[str] = (),
         since: Since | None = None,
+        stale: Staleness | None = None,
     ) -> Pool:
         names = tuple(name for name, _ in runs)
-        config = (depth, names, frozenset(unanswerable))
+        config = (depth, names, frozenset(unanswerable), stale)
         rankings = tuple(r for _, r in runs)
         same = config == self._config and len(rankings) == len(self._rankings)
         same = same and all(a is b for a, b in zip(rankings, self._rankings, strict=True))
@@ -173,13 +197,13 @@ class PoolCache:
                 changed = None  # most of them: as cheap to start again
         if changed is None and not (same and grades is last):
             self._per_query = {
-                qid: query_pairs(qid, judged, runs, depth)
+                qid: query_pairs(qid, judged, runs, depth, stale)
                 for qid, judged in grades.items()
                 if qid not in unanswerable
             }
-            self._size = sum(map(len, self._per_query.values()))
+            self._size = _counts(self._per_query.values())
         elif changed is not None:
-            self._redo(changed, grades, runs, depth, unanswerable)
+            self._redo(changed, grades, runs, depth, unanswerable, stale)
         self._config, self._grades, self._rankings = config, grades, rankings
         self._last = Pool(depth, names, self._per_query, self._size)
         return self._last
@@ -191,6 +215,7 @@ class PoolCache:
         runs: Sequence[RunRankings],
         depth: int,
         unanswerable: Collection[str],
+        stale: Staleness | None,
     ) -> None:
         """The changed questions' pairs again. The dict is copied (it belongs to the last pool)
         only when some question's pairs really differ: typing in a question's text changes none."""
@@ -198,7 +223,7 @@ class PoolCache:
         for qid in changed:
             judged = grades.get(qid)
             pairs = (
-                query_pairs(qid, judged, runs, depth)
+                query_pairs(qid, judged, runs, depth, stale)
                 if judged is not None and qid not in unanswerable
                 else None
             )
@@ -207,10 +232,11 @@ class PoolCache:
                 continue
             if not copied:
                 per_query, copied = dict(per_query), True
-            self._size -= len(old or ())
+            size, stale_pairs = self._size
+            gone, came = _counts([old or []]), _counts([pairs or []])
+            self._size = (size - gone[0] + came[0], stale_pairs - gone[1] + came[1])
             if pairs is None:
                 del per_query[qid]
             else:
                 per_query[qid] = pairs
-                self._size += len(pairs)
         self._per_query = per_query

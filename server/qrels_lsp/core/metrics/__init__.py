@@ -22,6 +22,7 @@ from .measure import Judged, Measure, format_value
 from .metric import (
     Metric,
     UnknownMetric,
+    configured_metrics,
     default_metrics,
     known_metrics,
     parse_metric,
@@ -45,6 +46,7 @@ __all__ = [
     "Since",
     "UnknownMetric",
     "changed_keys",
+    "configured_metrics",
     "default_metrics",
     "evaluate",
     "evaluate_stream",

@@ -21,3 +21,10 @@ def lens_metrics(k: int) -> tuple[tuple[Metric, str, str], ...]:
         metric = Metric(measure.name, cut)
         out.append((metric, str(metric), measure.lens.format(k=k)))
     return tuple(out)
+
+
+def with_lens_metrics(metrics: list[Metric], k: int) -> list[Metric]:
+    """``metrics`` and, after them, the lenses' numbers and the coverage the first line watches
+    (judged@k): what a golden set scores in the editor, whichever version of it is scored."""
+    shown = [m for m, _key, _label in lens_metrics(k)] + [Metric("judged", k)]
+    return metrics + [m for m in shown if m not in metrics]

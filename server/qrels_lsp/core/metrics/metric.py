@@ -366,6 +366,20 @@ def default_metrics(k: int) -> list[Metric]:
     ]
 
 
+def configured_metrics(names: Sequence[str], k: int) -> list[Metric]:
+    """The configured metrics at a golden set's ``k`` (``recall`` is ``recall@k``), each once;
+    the defaults when none is configured (or none can be read: the configuration says so)."""
+    out: list[Metric] = []
+    for name in names:
+        try:
+            metric = parse_metric(name, k)
+        except ValueError:
+            continue
+        if metric not in out:
+            out.append(metric)
+    return out or default_metrics(k)
+
+
 def walk(
     grades: Mapping[str, int], ranking: Sequence[str], depth: int | None, level: int
 ) -> Judged:

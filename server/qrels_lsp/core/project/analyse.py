@@ -91,8 +91,9 @@ def analyse_golden(
     own = project.contexts.context(path, kind, model, pending)
     edit = project.files.edit_of(path, model)
     found = list(model.findings) + check_golden(
-        model, text, own.corpus, level=own.level, cache=checks, edit=edit, judgments=own.judgments
-    )
+        model, text, own.corpus, level=own.level, cache=checks, edit=edit,
+        judgments=own.judgments, lock=own.lock,
+    )  # fmt: skip
     fused: list[Finding] = []
     loading: list[str] = []
     derived = project.derived

@@ -15,6 +15,7 @@ from .results import QrelsContext, RunResult
 if TYPE_CHECKING:
     from ..compare import Comparisons
     from ..coverage.pool import Pool
+    from ..history.diff import History
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,9 @@ class Analysis:
     # The judging queue of a golden set's runs, made on demand too (`Decisions.pool`).
     pool: Pool | None = None
     pooled: bool = False
+    # What changed since the base revision, and why each number moved (`Histories.history`).
+    history: History | None = None
+    diffed: bool = False
     # Runs not read yet (their file names), and what is left to read: a deferred analysis
     # (``Project.analyse(defer=True)``) shows the golden set's own findings at once.
     loading: list[str] = field(default_factory=list)
@@ -87,3 +91,7 @@ class Analysis:
     def with_pool(self, pool: Pool | None) -> Analysis:
         """This analysis with its judging queue made (None: no run to pool)."""
         return replace(self, pool=pool, pooled=True)
+
+    def with_history(self, history: History | None) -> Analysis:
+        """This analysis with its history since the base revision made (None: it has none)."""
+        return replace(self, history=history, diffed=True)

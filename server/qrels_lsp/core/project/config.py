@@ -23,7 +23,7 @@ from ..chunks import ChunkRule, rule_problem
 from ..coverage.judgments import KINDS, Judgments
 from ..formats.style import FormatSettings, format_settings
 from ..fusion.spec import FUSION_KEYS, MAX_FUSED_RUNS, MAX_FUSIONS, Fusion, value_problem
-from ..model import INT_LIMIT, Ref
+from ..model import INT_LIMIT, Qrels, Ref
 
 declare(
     "QR401",
@@ -73,6 +73,7 @@ SETTINGS: dict[str, str] = {
     "pool_depth": "How deep into each run the judging queue looks (depth-k pooling): the golden set's `N unjudged in the top D · judge next` lens and `qrels-lsp pool`'s default `--depth`. Default 10.",
     "blind_judging": "While judging, hide what the systems being compared say: run ranks, scores and comparisons in lenses, hints and hover, BM25's quality hints and its order in completion. Default false.",
     "format": 'How `qrels-lsp fmt` and the editor\'s Format Document write golden sets and run YAML: {sort_queries = false, relevant = "keep"} (see docs/formatting.md).',
+    "diff_base": 'The git revision the editor compares each golden set with: its first line says what changed since then and by how much the head metric moved (the judgments\' part, the run\'s), each changed question carries its own lens. "auto": the merge base of HEAD and the default branch; a revision such as "main" or "HEAD~1"; "off" (or false). Off outside a git checkout; git runs nothing of the repository\'s. Default "auto".',
     "allow_outside": "Folders outside the workspace that may be read (a shared corpus), or true for any. Only from your editor's user settings or a configuration file outside the workspace: a workspace cannot grant itself this. Default none.",
 }
 MAX_CONFIG_BYTES = 1 * MiB
@@ -132,12 +133,27 @@ class Config:
     pool_depth: int = 10
     blind_judging: bool = False
     format: FormatSettings = field(default_factory=FormatSettings)  # how YAML files are formatted
+    diff_base: str | None = "auto"  # the revision golden sets are compared with (None: off)
     qrels: tuple[QrelsBinding, ...] = ()
     allow_outside: tuple[Path, ...] = ()  # folders outside the workspace the user allows
     allow_anywhere: bool = False  # the user lifted the workspace boundary altogether
     root: Path | None = None  # the folder relative paths are resolved against
     source: Path | None = None  # the file the values came from
     findings: tuple[Finding, ...] = field(default=(), compare=False)
+
+
+def scoring_settings(
+    qrels: Qrels, binding: QrelsBinding | None, config: Config, given: Any = None
+) -> tuple[int, int, ChunkRule | None]:
+    """A golden set's cutoff, relevance level and chunk rule: its own, else its ``[[qrels]]``
+    table's, else its benchmark preset's (``given``, core/presets.py), else the
+    configuration's."""
+    k = qrels.k or (binding.k if binding else None) or (given.k if given else None) or config.k
+    level = qrels.relevance_level
+    if level is None and given is not None:
+        level = given.relevance_level
+    chunks = qrels.chunks or (binding.chunks if binding else None) or config.chunks
+    return k, level if level is not None else config.relevance_level, chunks
 
 
 def find_config_file(start: Path) -> Path | None:
@@ -317,6 +333,13 @@ def config_from_mapping(
                 bad(key, "expected true or false")
             else:
                 values[key] = value
+        elif key == "diff_base":
+            from ..history.git import base_setting
+
+            try:
+                values[key] = base_setting(value)
+            except ValueError as exc:
+                bad(key, str(exc))
         elif key == "compare_to":
             if not isinstance(value, str) or not value.strip() or "\0" in value:
                 bad(key, "expected a run's name")

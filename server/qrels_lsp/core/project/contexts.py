@@ -1,7 +1,8 @@
 """The contexts part of a project: what a golden set points at, resolved into a
 :class:`.results.QrelsContext` (its corpus, runs, cutoff, level, metrics, fusions, how complete
-its judgments are), and its grades, kept per golden set and derived from the last ones after an
-edit of one entry (so that the score caches re-score that entry's question only).
+its judgments are, its lock against the corpus), and its grades, kept per golden set and derived
+from the last ones after an edit of one entry (so that the score caches re-score that entry's
+question only).
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from ..checks import CorpusState
 from ..coverage.judgments import Judgments, completeness, count_pooled, judged_not_relevant
 from ..formats.topics import Topics
 from ..fusion import Fusion
-from ..metrics import Metric, Since, default_metrics, parse_metric
-from ..metrics.lens import lens_metrics
+from ..history.lock import Locks
+from ..metrics import Metric, Since, configured_metrics
+from ..metrics.lens import with_lens_metrics
 from ..model import FileKind, Qrels, Ref
 from ..presets import preset_of
-from .config import Config, QrelsBinding
+from .config import Config, QrelsBinding, scoring_settings
 from .files import Files
 from .links import Links, union
 from .pending import Pending
@@ -50,6 +52,7 @@ class Contexts:
         self.config = files.config
         self.lens_metrics = lens_metrics  # always compute recall@k and mrr (the lenses')
         self._judged: dict[Path, Judged] = {}
+        self._locks = Locks()  # each golden set's lock against its corpus
         self.owner = Owner("the project's contexts")
 
     def context(
@@ -63,14 +66,7 @@ class Contexts:
         corpus_path, corpus = self._corpus(folder, qrels, binding, outside)
         chosen = preset_of(path, kind, qrels, binding, self.config)
         given = chosen.preset if chosen is not None else None
-        k = qrels.k or (binding.k if binding else None) or (given.k if given else self.config.k)
-        level = (
-            qrels.relevance_level
-            if qrels.relevance_level is not None
-            else given.relevance_level
-            if given is not None
-            else self.config.relevance_level
-        )
+        k, level, chunks = scoring_settings(qrels, binding, self.config, given)
         self._topics(qrels, binding, outside)
         boundary = self.files.boundary
         expansions = {r.value: expand(folder, r.value, boundary) for r in qrels.runs}
@@ -98,13 +94,14 @@ class Contexts:
             compare_to=_compare_to(qrels, binding, self.config),
             judgments=completeness(_judgments_stated(qrels, binding, self.config), judged.pooled),
             fusions=_fusions(qrels, binding, self.config),
-            chunks=qrels.chunks or (binding.chunks if binding else None) or self.config.chunks,
+            chunks=chunks,
             alpha=self.config.alpha,
             min_difference=self.config.min_difference,
             min_judged=self.config.min_judged,
             pool_depth=self.config.pool_depth,
             blind_judging=self.config.blind_judging,
             preset=chosen,
+            lock=self._locks.state(resolve(path), corpus, chunks, self.files.read),
         )
 
     def _corpus(
@@ -135,11 +132,9 @@ class Contexts:
             outside.append(self.files.boundary.refusal(binding.topics))
 
     def _metrics(self, k: int) -> list[Metric]:
-        metrics = _metrics(self.config.metrics, k)
-        if self.lens_metrics:  # the lenses' numbers, and the coverage the first line watches
-            shown = [m for m, _key, _label in lens_metrics(k)] + [Metric("judged", k)]
-            metrics += [m for m in shown if m not in metrics]
-        return metrics
+        metrics = configured_metrics(self.config.metrics, k)
+        # the lenses' numbers, and the coverage the first line watches
+        return with_lens_metrics(metrics, k) if self.lens_metrics else metrics
 
     def judgments(self, path: Path, qrels: Qrels) -> Judged:
         """The grades and unanswerable ids of a golden set, derived from the last ones after an
@@ -164,6 +159,7 @@ class Contexts:
     def forget(self, path: Path) -> None:
         self.owner.check()
         self._judged.pop(path, None)
+        self._locks.forget([path])  # (a lock among the files changed is read again)
 
     def clear(self) -> None:
         self.owner.check()
@@ -224,20 +220,6 @@ def _compare_to(qrels: Qrels, binding: QrelsBinding | None, config: Config) -> R
         return qrels.compare_to
     name = (binding.compare_to if binding is not None else None) or config.compare_to
     return Ref(name, Span(0, 0)) if name else None
-
-
-def _metrics(names: tuple[str, ...], k: int) -> list[Metric]:
-    """The configured metrics at the golden set's ``k`` (``recall`` is ``recall@k``), each
-    once; the defaults when none is configured (or none can be read: the config says so)."""
-    out: list[Metric] = []
-    for name in names:
-        try:
-            metric = parse_metric(name, k)
-        except ValueError:
-            continue
-        if metric not in out:
-            out.append(metric)
-    return out or default_metrics(k)
 
 
 def _lexical(path: Path) -> Path | None:

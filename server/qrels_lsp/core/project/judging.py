@@ -43,10 +43,13 @@ def pool_of(
     if not pooled:
         return None
     cache = cache if cache is not None else PoolCache()
+    lock = ctx.lock
+    stale = lock.code if lock is not None and not lock.unchanged else None
     return cache.pool(
         ctx.grades,
         pooled,
         depth or ctx.pool_depth,
         ctx.unanswerable,
         since=ctx.grades_since,
+        stale=stale,
     )

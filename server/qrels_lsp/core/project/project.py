@@ -11,10 +11,11 @@ in it. Built the same way by the command line (once per command) and by the lang
 | :class:`.scoring.Scoring` | each run's evaluation against each golden set, and its caches |
 | :class:`.derived.Derived` | the BM25 baseline and the fused runs |
 | :class:`.decisions.Decisions` | comparisons with the base, judging queues |
+| :class:`.histories.Histories` | what changed since the ``diff_base`` revision, per golden set |
 
-Data flows one way: files -> links -> contexts -> runs -> scoring -> derived -> decisions, and
-:func:`.analyse.analyse_golden` / :func:`.analyse.analyse_run` read them to make an
-:class:`.analysis.Analysis`. Each part is touched by one thread (see :mod:`..base.owner`).
+Data flows one way: files -> links -> contexts -> runs -> scoring -> derived -> decisions (and
+histories, beside them), and :func:`.analyse.analyse_golden` / :func:`.analyse.analyse_run` read
+them to make an :class:`.analysis.Analysis`. Each part is touched by one thread (see :mod:`..base.owner`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from .contexts import Contexts
 from .decisions import Decisions
 from .derived import Derived
 from .files import Files, Progress, Reader, disk_reader
+from .histories import Histories
 from .links import Links
 from .pending import Loaded, Pending
 from .results import QrelsContext
@@ -71,6 +73,7 @@ class Project:
         self.scoring = Scoring(self.runs)
         self.derived = Derived(self.scoring, indexes, build_indexes=build_indexes)
         self.decisions = Decisions(self.derived)
+        self.histories = Histories(self.contexts, self.runs)
         self._checks: dict[Path, CheckCache] = {}  # per golden set: each entry's findings
         self.owner = Owner("the project's check caches")
 
@@ -144,6 +147,9 @@ class Project:
     def pool(self, analysis: Analysis) -> Analysis:
         return self.decisions.pool(analysis)
 
+    def history(self, analysis: Analysis) -> Analysis:
+        return self.histories.history(analysis)
+
     # -- what changed --------------------------------------------------------------------------
     def forget(self, path: Path) -> None:
         """A file changed: drop what was derived from it (but the per-entry check cache, keyed
@@ -154,6 +160,7 @@ class Project:
         self.scoring.forget(path)
         self.contexts.forget(path)
         self.links.forget(path)
+        self.histories.forget(path)
 
     def release(self, path: Path) -> None:
         """Drop what was made from a file's span model (the file itself is unchanged): a check of
@@ -177,6 +184,7 @@ class Project:
         self.contexts.clear()
         self.derived.clear()
         self.decisions.clear()
+        self.histories.clear()
         self.owner.check()
         self._checks.clear()
         forget_line_indexes()
@@ -194,6 +202,7 @@ class Project:
             self.scoring,
             self.derived,
             self.decisions,
+            self.histories,
             self,
         ):
             part.owner = Owner(part.owner.what, thread)

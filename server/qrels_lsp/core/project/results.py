@@ -16,6 +16,7 @@ from ..model import FileKind, Qrels, Ref, Run
 if TYPE_CHECKING:
     from ..chunks import ChunkRule
     from ..fusion import Fusion
+    from ..history.lock import LockState
     from ..presets import Chosen
 
 
@@ -75,6 +76,7 @@ class QrelsContext:
     pool_depth: int = 10  # how deep the judging queue looks into each run
     blind_judging: bool = False  # hide what the systems compared say, while judging
     preset: Chosen | None = None  # a known benchmark's conventions in force (core/presets.py)
+    lock: LockState | None = None  # its lock against the corpus (core/history/lock.py)
 
 
 def run_name(path: Path, run: Run | None) -> str:

@@ -95,6 +95,23 @@ def _config_fixes(
     return actions or None
 
 
+def _judge_again(
+    analysis: Analysis, span: Span, pos: Positions, uri: str, diags: object
+) -> list[types.CodeAction]:
+    """On a stale judgment (QR130-QR132): open the judging view on it (the judge-next
+    command, given the pair), where the grade actions also take the document into the lock."""
+    from ...ide.actions import stale_at
+
+    out = []
+    for qid, doc, f in stale_at(analysis, span):
+        args: dict[str, object] = {"path": str(analysis.path), "pair": [qid, doc]}
+        title = f"Judge `{doc}` again for `{qid}`"
+        command = types.Command(title, JUDGE_NEXT_COMMAND, arguments=[args])
+        diag = _match(diags, f, pos) or diagnostic(f, pos, uri, {})
+        out.append(types.CodeAction(title, kind=JUDGE_KIND, diagnostics=[diag], command=command))
+    return out
+
+
 def register(server: LanguageServer, state: State) -> None:
     _register_actions(server, state)
     _register_rename(server, state)
@@ -132,6 +149,7 @@ def _register_actions(server: LanguageServer, state: State) -> None:
                 actions.append(action)
         if wants(only, JUDGE_KIND) and isinstance(analysis.model, Qrels):
             actions += await _judge_next(session, uri, pos, analysis, span)
+            actions += _judge_again(analysis, span, pos, uri, params.context.diagnostics)
         return actions
 
 

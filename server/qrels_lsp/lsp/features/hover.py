@@ -24,8 +24,8 @@ def register(server: LanguageServer, state: State) -> None:
         target = hover_target(analysis, pos.offset(params.position))
         if target is None:
             return None
-        # (its comparison made on its own thread, its queue on the analysis thread: quoted)
-        analysis = await session.decided.pooled(await session.decided.compared(analysis))
+        # (its comparison made on its own thread, its queue and history on the analysis one)
+        analysis = await session.decided.shown(await session.decided.compared(analysis))
         project, judging = session.project, session.judging.get(uri)
         text = await session.run(lambda: hover_text(project, analysis, target, judging))
         if not text:

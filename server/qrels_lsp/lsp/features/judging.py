@@ -30,13 +30,11 @@ def register(server: LanguageServer, state: State) -> None:
         analysis = await session.analysis_if_ours(uri)
         if analysis is None or not isinstance(analysis.model, Qrels):
             return None
-        after = args.get("after")
-        skip = (
-            (str(after[0]), str(after[1])) if isinstance(after, list) and len(after) == 2 else None
-        )
+        skip = _pair(args.get("after"))
+        wanted = _pair(args.get("pair"))  # a stale judgment's "judge it again"
         pooled = await session.decided.pooled(analysis)
         pool = pooled.pool
-        pair = await session.run(lambda: next_pair(pooled, skip))  # a pass over the questions
+        pair = await session.run(lambda: next_pair(pooled, skip, wanted))  # a pass over them
         if pool is None or pair is None:
             client.inform("Nothing to judge: the runs' top documents are all judged.")
             return None
@@ -54,3 +52,10 @@ def register(server: LanguageServer, state: State) -> None:
             "best_rank": pair.best_rank,
             "remaining": len(pool),
         }
+
+
+def _pair(value: object) -> tuple[str, str] | None:
+    """A (question, document) pair as a command's argument gives it, or None."""
+    if isinstance(value, list) and len(value) == 2:
+        return str(value[0]), str(value[1])
+    return None

@@ -12,11 +12,15 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ..commands import COMPARE_COMMAND, EXPLAIN_COMMAND
+from ..commands import COMPARE_COMMAND, EXPLAIN_COMMAND, HISTORY_COMMAND
 from ..convert import RawJSON, uri_of
 from ..state import State
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ...core.project.analysis import Analysis
+    from ...core.project.project import Project
     from ..encoders import LensEncoder
 
 COMPARE_WAIT_S = 1.0
@@ -49,7 +53,7 @@ def register(server: LanguageServer, state: State) -> None:
         else:
             analysis = await session.decided.compared(analysis)
         if analysis.context is not None:
-            analysis = await session.decided.pooled(analysis)
+            analysis = await session.decided.shown(analysis)
         pos = session.positions(uri, analysis.text)
         path = str(analysis.path)
         encoder = encoders.get(uri)
@@ -77,13 +81,38 @@ def register(server: LanguageServer, state: State) -> None:
         """The whole comparison of a golden set's runs (or of one run file), as a message."""
         from ...ide.lenses import comparison_report
 
-        session, uri = state.session, uri_of(Path(str(args.get("path", ""))))
-        analysis = await session.analysis_if_ours(uri)
-        if analysis is None:
-            return ""
-        compared = await session.decided.compared(analysis)
-        project = session.project
-        text = await session.run(lambda: comparison_report(project, compared))
-        if text:
-            client.inform(text)
-        return text
+        return await _message(state, args, comparison_report, compared=True)
+
+    @server.command(HISTORY_COMMAND)
+    async def history(ls: LanguageServer, args: dict[str, Any]) -> str:
+        """What changed in a golden set since the base revision, as a message."""
+        from ...ide.lenses import history_report
+
+        return await _message(state, args, lambda _project, a: history_report(a), diffed=True)
+
+
+async def _message(
+    state: State,
+    args: dict[str, Any],
+    report: Callable[[Project, Analysis], str],
+    *,
+    compared: bool = False,
+    diffed: bool = False,
+) -> str:
+    """A report on the file a lens's arguments name, made on the analysis thread (once its
+    comparison is made, with ``compared``; its history, with ``diffed``) and shown as a
+    message."""
+    session, uri = state.session, uri_of(Path(str(args.get("path", ""))))
+    found = await session.analysis_if_ours(uri)
+    if found is None:
+        return ""
+    analysis = found
+    if compared:
+        analysis = await session.decided.compared(analysis)
+    if diffed:
+        analysis = await session.decided.diffed(analysis)
+    project = session.project
+    text = await session.run(lambda: report(project, analysis))
+    if text:
+        state.client.inform(text)
+    return text
