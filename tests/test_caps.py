@@ -116,8 +116,9 @@ LONG_VALUES = {
     "pool_depth": None,
     "blind_judging": None,
     "allow_outside": ["/" + "a" * MAX_SETTING],
-    "format": None,  # true or false and a word from a list; an unknown key is named cut short
-    "preset": None,  # a word from a list, never quoted back
+    "format": {"relevant": "l" * (MAX_SETTING + 1)},
+    "preset": "q" * (MAX_SETTING + 1),
+    "diff_base": "d" * (MAX_SETTING + 1),
 }
 
 
