@@ -477,11 +477,49 @@ def test_convert_refuses_input_with_errors(tmp_path: Path) -> None:
 @pytest.mark.skipif(
     not (EXAMPLES / "support.qrels.yaml").exists(), reason="the embedded example has not landed"
 )
-def test_demo_runs_and_prints_findings_and_scores() -> None:
-    r = qrels_lsp("demo")
+def test_demo_with_every_question_prints_findings_and_scores() -> None:
+    r = qrels_lsp("demo", "--questions", "--findings")
     assert r.returncode == 0, r.stderr
-    assert "Findings" in r.stdout and "Scores" in r.stdout
+    assert "Findings" in r.stdout and "Every question" in r.stdout
     findings = re.findall(r"^  \S+:\d+:\d+: (?:error|warning|info) (QR\d{3}) ", r.stdout, re.M)
-    assert findings, r.stdout
+    assert len(findings) == 15, r.stdout  # every one (the planted mistakes and the runs')
     assert re.search(r"^mean \(\d+\)(\s+\d\.\d{4})+$", r.stdout, re.M), r.stdout
     assert "Traceback" not in r.stderr
+
+
+VERDICT = re.compile(
+    r"^  (\S.*?)  +(better|worse|no difference detected|too few questions to tell"
+    r"(?: \([\d,]+ needed\))?)  +[+-]\d\.\d{4}  ",
+    re.M,
+)
+
+
+def test_demo_fits_a_screen_and_says_what_compare_says(tmp_path: Path) -> None:
+    """The first command shows the point: at most 60 lines of 100 columns, with each run's
+    verdict against the base, the words `compare --format json` gives on the same files."""
+    import shutil
+
+    shutil.copytree(EXAMPLES, tmp_path / "demo")
+    report = tmp_path / "demo" / "demo.html"
+    demo, compared = qrels_lsp_many(
+        [
+            ["demo", "--report", "demo.html"],
+            ["compare", "support.qrels.yaml", "--format", "json"],
+        ],
+        cwd=tmp_path / "demo",
+    )
+    assert demo.returncode == 0 and compared.returncode == 0, demo.stderr + compared.stderr
+    lines = demo.stdout.splitlines()
+    assert len(lines) <= 60, demo.stdout
+    assert max(len(line) for line in lines) <= 100, demo.stdout
+    assert re.search(r"^Findings: 1 error, 8 warnings, 6 info ", demo.stdout, re.M)
+    data = json.loads(compared.stdout)
+    want = {}
+    for c in data["comparisons"]:
+        if c["metric"] == "recall@5":
+            needed = c["verdict_needed"]
+            want[c["run"]] = c["verdict"] + (f" ({needed:,} needed)" if needed else "")
+    assert f"Against {data['base']} on recall@5" in demo.stdout
+    assert dict(VERDICT.findall(demo.stdout)) == want, demo.stdout
+    assert len(want) == 5
+    assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

@@ -245,27 +245,17 @@ def _tags_table(tags: Mapping[str, Comparisons]) -> str:
 def _table(comparisons: Comparisons) -> str:
     """Runs as rows and metrics as columns, as ranx's report reads, each significant difference
     marked; then, per run, every statistic of every metric."""
-    from ..core.metrics import format_value
-    from ..ide.compare import interval_text, p_text, undefined_notes, verdict, verdict_mark
+    from ..ide.compare import interval_text, p_text, undefined_notes, verdict
 
     items = comparisons.items
-    metrics = list(dict.fromkeys(c.metric for c in items))
     runs = list(dict.fromkeys(c.run for c in items))
-    first = {c.metric: c.base_mean for c in items}
-    body = [[f"{log_text(comparisons.base)} [base]", *(format_value(first[m]) for m in metrics)]]
-    for name in runs:
-        row = [log_text(name)]
-        for m in metrics:
-            c = next(c for c in items if c.run == name and c.metric == m)
-            row.append(f"{format_value(c.run_mean)} {verdict_mark(c) or ' '}")
-        body.append(row)
     out = [
         f"Compared with {log_text(comparisons.base)} over {comparisons.n_queries} queries "
         f"(paired, two-sided; ▲/▼: better/worse, the randomization test's p adjusted with "
         f"Holm over {len(items)} comparisons below {comparisons.alpha:g})",
         "",
     ]
-    out += _aligned([["run", *metrics], *body])
+    out += means_table(comparisons)
     head = [
         "metric",
         "verdict",
@@ -305,6 +295,25 @@ def _table(comparisons: Comparisons) -> str:
         + " with power 0.8; detectable: the smallest true difference today's questions detect",
     ]
     return "\n".join(out) + "\n"
+
+
+def means_table(comparisons: Comparisons) -> list[str]:
+    """The runs' means, a row per run and a column per metric, the base first; each run's
+    mean marked ▲/▼ where it is significantly better/worse than the base's."""
+    from ..core.metrics import format_value
+    from ..ide.compare import verdict_mark
+
+    items = comparisons.items
+    metrics = list(dict.fromkeys(c.metric for c in items))
+    first = {c.metric: c.base_mean for c in items}
+    body = [[f"{log_text(comparisons.base)} [base]", *(format_value(first[m]) for m in metrics)]]
+    for name in dict.fromkeys(c.run for c in items):
+        row = [log_text(name)]
+        for m in metrics:
+            c = next(c for c in items if c.run == name and c.metric == m)
+            row.append(f"{format_value(c.run_mean)} {verdict_mark(c) or ' '}")
+        body.append(row)
+    return _aligned([["run", *metrics], *body])
 
 
 def _aligned(rows: list[list[str]]) -> list[str]:

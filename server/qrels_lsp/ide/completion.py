@@ -8,21 +8,28 @@
 - At key positions: the schema's keys (:data:`GOLDEN_KEYS`, :data:`QUERY_KEYS`,
   :data:`RUN_KEYS`) not already present, with their one-line documentation.
 
+Every item writes what its place needs to stay valid YAML that means what the user meant
+(:func:`_written`): an id in a list is the id; in a mapping it is a key with its value (a
+grade, a score: a snippet's placeholder for clients that take snippets), unless the line has
+its `:` already; quoted as :func:`.yaml_scalar` says, or escaped inside the user's own quotes.
+
 Without a BM25 index (still being built), ids come alphabetically and say so.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from ..core.base.escape import md_code, md_text
 from ..core.base.findings import TextEdit
+from ..core.base.text import Span
 from ..core.formats.corpus import Corpus
 from ..core.formats.golden_derived import CHUNK_KEYS
 from ..core.formats.keys import GOLDEN_KEYS, QUERY_KEYS, RUN_KEYS
 from ..core.formats.yaml.context import Entry, YamlContext, context_at, entries_of
-from ..core.formats.yaml.scalar import yaml_scalar
+from ..core.formats.yaml.scalar import in_quotes, yaml_scalar
 from ..core.fusion import FUSION_KEYS, METHODS, NORMS
 from ..core.model import CRITICAL_TAG, Qrels, Run
 from ..core.project.analysis import Analysis
@@ -49,6 +56,7 @@ class Candidate:
     filter_text: str
     detail: str | None = None
     documentation: str | None = None  # markdown
+    snippet: str | None = None  # the edit's text as a snippet (a value to type over), if it has one
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,20 +102,20 @@ def _golden(req: Request, ctx: YamlContext) -> Completions | None:
         return _run_names(req, ctx, "Compare the other runs with this one.")
     if path == ("fusions",) and role == "key":
         return _keys(ctx, FUSION_KEYS, "fusion")
-    if path == ("fusions", "runs") and role == "item":
+    if path == ("fusions", "runs") and role != "value" and not _no_room(ctx):
         return _run_names(req, ctx, "Fuse this run.", {e.text for e in ctx.entries})
     if path in (("fusions", "method"), ("fusions", "norm")) and role == "value":
         return _choices(ctx, list(METHODS) if path[1] == "method" else list(NORMS), path[1])
     if path == ("chunks",) and role == "key":
         return _keys(ctx, CHUNK_KEYS, "`chunks`")
     if len(path) == 3 and path[0] == "queries" and path[2] == "relevant" and role != "value":
-        if _blank_block_line_in_list(ctx):
+        if _no_room(ctx):
             return None
         qid = path[1]
         judged = _judged(ctx.entries)
-        return _documents(req, ctx, _question(req, qid), judged, "judged", {})
+        return _documents(req, ctx, _question(req, qid), judged, "judged", {}, GRADE)
     if len(path) == 3 and path[0] == "queries" and path[2] == "tags" and role != "value":
-        return _tags(req, ctx, path[1])
+        return None if _no_room(ctx) else _tags(req, ctx, path[1])
     return None
 
 
@@ -126,7 +134,7 @@ def _tags(req: Request, ctx: YamlContext, qid: str) -> Completions:
         Candidate(
             label=tag,
             kind="key",
-            edit=TextEdit(ctx.token, _edit_text(ctx, tag)),
+            edit=_written(ctx, tag)[0],
             sort_text=f"{i:04d}",
             filter_text=tag,
             detail=f"tag of {counts[tag]} question{'s' * (counts[tag] != 1)}",
@@ -146,20 +154,30 @@ def _run(req: Request, ctx: YamlContext) -> Completions | None:
     if path == ("results",) and role == "key":
         return _queries(req, ctx)
     if len(path) == 2 and path[0] == "results" and role != "value":
-        if _blank_block_line_in_list(ctx):
+        if _no_room(ctx):
             return None
         qid = path[1]
         query = req.qrels.queries.get(qid) if req.qrels else None
         question = query.question if query is not None else None
         present: dict[str, int | None] = {e.text: None for e in ctx.entries}
         golden = query.grades() if query is not None else {}
-        return _documents(req, ctx, question, present, "retrieved", golden)
+        # a new ranking is a list (`- id`), as runs are usually written; `id: score` in a mapping
+        score = SCORE if ctx.flow or ctx.entries else None
+        return _documents(req, ctx, question, present, "retrieved", golden, score)
     return None
 
 
-def _blank_block_line_in_list(ctx: YamlContext) -> bool:
-    """A key position on a blank line under a `- ` list: an id there would need its dash."""
-    return ctx.role == "key" and not ctx.flow and ctx.block_list
+GRADE = "1"  # what a new judgment in a mapping is graded until the user types over it
+SCORE = "0"  # the score a document added to a scored ranking (`id: score`) starts with
+
+
+def _no_room(ctx: YamlContext) -> bool:
+    """A key position on a blank line where no entry can go: under a `- ` list (an entry there
+    would need its dash, at the dash's column) or under a flow collection written on its key's
+    line (`relevant: [a]`: anything below breaks it)."""
+    if ctx.role != "key" or ctx.flow:
+        return False
+    return ctx.block_list or any(e.flow for e in ctx.entries)
 
 
 def _judged(entries: tuple[Entry, ...]) -> dict[str, int | None]:
@@ -186,9 +204,36 @@ def _question(req: Request, qid: str) -> str | None:
 
 
 def _edit_text(ctx: YamlContext, value: str) -> str:
-    """``value`` as written at the token: inside the user's quotes (closing them if they are
-    still open), else quoted only if YAML needs it."""
-    return value + ctx.closing if ctx.quoted else yaml_scalar(value, flow=ctx.flow)
+    """``value`` as written at the token: inside the user's quotes (escaped for them, closed if
+    they are still open), else quoted only if YAML needs it."""
+    if ctx.quoted:
+        return in_quotes(value, ctx.quote) + ctx.closing
+    return yaml_scalar(value, flow=ctx.flow)
+
+
+def _written(ctx: YamlContext, value: str, fill: str | None = None) -> tuple[TextEdit, str | None]:
+    """``value`` as an entry of the collection at the token, and as a snippet when it has a
+    value to type over. An item is the scalar. At a key position: with its `:` already on the
+    line, the scalar; in a mapping (``fill``: the value it starts with), ``value: fill`` (after
+    the user's closing quote, which the edit then rewrites); in a block list-only collection
+    written as nothing yet (`tags:` then a blank line), ``- value``."""
+    scalar = _edit_text(ctx, value)
+    if ctx.role != "key" or ctx.keyed or (fill is None and ctx.flow):
+        return TextEdit(ctx.token, scalar), None
+    if fill is None:
+        return TextEdit(ctx.token, f"- {scalar}"), None
+    span = ctx.token
+    if ctx.quoted and not ctx.closing:  # `"kb/fa|q.md"`: the value goes after the quote
+        span, scalar = Span(span.start, span.end + 1), scalar + ctx.quote
+    return TextEdit(span, f"{scalar}: {fill}"), f"{_snippet_literal(scalar)}: ${{1:{fill}}}"
+
+
+_SNIPPET_SPECIAL = re.compile(r"[$}\\]")
+
+
+def _snippet_literal(text: str) -> str:
+    """``text`` as literal snippet text: `$`, `}` and `\\` escaped with a backslash."""
+    return _SNIPPET_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
 
 
 def _keys(ctx: YamlContext, keys: dict[str, str], where: str) -> Completions:
@@ -197,7 +242,8 @@ def _keys(ctx: YamlContext, keys: dict[str, str], where: str) -> Completions:
     for i, (key, doc) in enumerate(keys.items()):
         if key in present:
             continue
-        new_text = key if ctx.quoted else (f"{key}:" if key in _COLLECTION_KEYS else f"{key}: ")
+        colon = "" if ctx.keyed else (":" if key in _COLLECTION_KEYS else ": ")
+        new_text = _edit_text(ctx, key) + colon
         items.append(
             Candidate(
                 label=key,
@@ -220,7 +266,7 @@ def _run_names(
         Candidate(
             label=name,
             kind="run",
-            edit=TextEdit(ctx.token, name if ctx.quoted else yaml_scalar(name, flow=ctx.flow)),
+            edit=_written(ctx, name)[0],
             sort_text=f"{i:03d}",
             filter_text=name,
             detail="run",
@@ -265,7 +311,7 @@ def _queries(req: Request, ctx: YamlContext) -> Completions | None:
             Candidate(
                 label=qid,
                 kind="query",
-                edit=TextEdit(ctx.token, f"{_edit_text(ctx, qid)}:"),
+                edit=TextEdit(ctx.token, _edit_text(ctx, qid) + ("" if ctx.keyed else ":")),
                 sort_text=f"{i:06d}",
                 filter_text=qid,
                 detail="unanswerable" if query.unanswerable else "not in this run yet",
@@ -286,6 +332,7 @@ def _documents(
     already: dict[str, int | None],
     mark: Literal["judged", "retrieved"],
     golden: dict[str, int],
+    fill: str | None,
 ) -> Completions | None:
     corpus = req.corpus
     if corpus is None:
@@ -327,15 +374,17 @@ def _documents(
             detail = f"BM25 {score:.2f}" if score else "BM25: no word in common with the question"
         if doc_id in golden:
             detail += f" · judged grade {golden[doc_id]} in the golden set"
+        edit, snippet = _written(ctx, doc_id, fill)
         items.append(
             Candidate(
                 label=doc_id,
                 kind="document",
-                edit=TextEdit(ctx.token, _edit_text(ctx, doc_id)),
+                edit=edit,
                 sort_text=f"{group}{n:06d}",
                 filter_text=doc_id,
                 detail=detail,
                 documentation=None if provisional else _doc_markdown(corpus, doc_id, tokens),
+                snippet=snippet,
             )
         )
     return Completions(items, incomplete=provisional or len(fresh) + len(done) > LIMIT)

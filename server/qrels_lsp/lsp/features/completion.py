@@ -1,6 +1,9 @@
 """textDocument/completion: the editor layer's candidates (``ide/completion.py``): corpus ids
 ranked by BM25 in ``relevant:`` and rankings, query ids in a run's ``results:``, the formats' keys.
 
+An item that leaves a value to type (an id added to a mapping, `id: 1`) is a snippet whose
+value is the placeholder, for clients that take snippets; the same text plain for the others.
+
 Until the corpus's BM25 index is ready (it is built on the background thread, see
 :mod:`..indexing`) ids come alphabetically, and the list says it is incomplete so that the client
 asks again."""
@@ -27,9 +30,12 @@ _KINDS = {
 }
 
 
-def completion_list(result: Completions, pos: Positions, markdown: bool) -> types.CompletionList:
+def completion_list(
+    result: Completions, pos: Positions, markdown: bool, snippets: bool = False
+) -> types.CompletionList:
     items = []
     for c in result.items:
+        snippet = c.snippet if snippets else None
         documentation: str | types.MarkupContent | None = None
         if c.documentation is not None:
             documentation = (
@@ -45,7 +51,11 @@ def completion_list(result: Completions, pos: Positions, markdown: bool) -> type
                 documentation=documentation,
                 sort_text=c.sort_text,
                 filter_text=c.filter_text,
-                text_edit=types.TextEdit(range=pos.range(c.edit.span), new_text=c.edit.new_text),
+                text_edit=types.TextEdit(
+                    range=pos.range(c.edit.span),
+                    new_text=c.edit.new_text if snippet is None else snippet,
+                ),
+                insert_text_format=None if snippet is None else types.InsertTextFormat.Snippet,
             )
         )
     return types.CompletionList(is_incomplete=result.incomplete, items=items)
@@ -78,7 +88,9 @@ def register(server: LanguageServer, state: State) -> None:
             result = await session.run(lambda: complete(req))
         if result is None:
             return None
-        formats = client.supports(
-            "text_document.completion.completion_item.documentation_format", None
+        item = "text_document.completion.completion_item"
+        formats = client.supports(f"{item}.documentation_format", None)
+        markdown = bool(formats) and types.MarkupKind.Markdown in formats
+        return completion_list(
+            result, pos, markdown, bool(client.supports(f"{item}.snippet_support"))
         )
-        return completion_list(result, pos, bool(formats) and types.MarkupKind.Markdown in formats)

@@ -60,6 +60,8 @@ class YamlContext:
     entries: tuple[Entry, ...]
     block_list: bool = False  # a block collection whose entries are `- ` items
     closing: str = ""  # the quote a quoted token still lacks (`"24` typed, `]` after it)
+    quote: str = ""  # the quote the token is inside (`"`, `'`), if quoted
+    keyed: bool = False  # a key's `:` follows the token already (`kb/fa|q.md: 3`)
 
 
 @dataclass(slots=True)
@@ -441,6 +443,7 @@ def context_at(text: str, offset: int) -> YamlContext | None:
         )
     prefix = text[token.start : max(token.start, offset)]
     closing = _closing(text, token.start, token.end) if quoted else ""
+    after = token.end + (1 if quoted and not closing else 0)
     return YamlContext(
         path=path,
         role=role,
@@ -451,7 +454,19 @@ def context_at(text: str, offset: int) -> YamlContext | None:
         entries=entries,
         block_list=path in s.block_list_paths,
         closing=closing,
+        quote=text[token.start - 1] if quoted else "",
+        keyed=role == "key" and _colon_at(text, after, flow),
     )
+
+
+def _colon_at(text: str, at: int, flow: bool) -> bool:
+    """Whether the next thing at ``at`` (blanks skipped) is a key's `:` indicator."""
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    if text[at : at + 1] != ":":
+        return False
+    nxt = text[at + 1 : at + 2]
+    return not nxt or nxt in " \t\r\n" or (flow and nxt in ",[]{}")
 
 
 def _closing(text: str, start: int, end: int) -> str:

@@ -41,11 +41,16 @@ def rewrite_scalar(text: str, span: Span, new: str) -> str:
     """What to write over the scalar at ``span`` (its characters, inside any quotes) so that it
     reads ``new``, keeping the quoting style the user chose."""
     quote = text[span.start - 1] if span.start > 0 else ""
-    if quote == '"' and text[span.end : span.end + 1] == '"':
-        return json.dumps(new, ensure_ascii=False)[1:-1]
-    if quote == "'" and text[span.end : span.end + 1] == "'":
-        return new.replace("'", "''")
+    if quote in ("'", '"') and text[span.end : span.end + 1] == quote:
+        return in_quotes(new, quote)
     return yaml_scalar(new)
+
+
+def in_quotes(value: str, quote: str) -> str:
+    """``value`` written between ``quote``s (`"` or `'`) so that it reads back the same."""
+    if quote == '"':
+        return json.dumps(value, ensure_ascii=False)[1:-1]
+    return value.replace("'", "''")
 
 
 def yaml_float(x: float) -> str:
