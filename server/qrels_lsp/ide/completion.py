@@ -18,12 +18,12 @@ Without a BM25 index (still being built), ids come alphabetically and say so.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from ..core.base.escape import md_code, md_text
 from ..core.base.findings import TextEdit
+from ..core.base.patterns import SNIPPET_SPECIAL
 from ..core.base.text import Span
 from ..core.formats.corpus import Corpus
 from ..core.formats.golden_derived import CHUNK_KEYS
@@ -228,12 +228,9 @@ def _written(ctx: YamlContext, value: str, fill: str | None = None) -> tuple[Tex
     return TextEdit(span, f"{scalar}: {fill}"), f"{_snippet_literal(scalar)}: ${{1:{fill}}}"
 
 
-_SNIPPET_SPECIAL = re.compile(r"[$}\\]")
-
-
 def _snippet_literal(text: str) -> str:
     """``text`` as literal snippet text: `$`, `}` and `\\` escaped with a backslash."""
-    return _SNIPPET_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
+    return SNIPPET_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
 
 
 def _keys(ctx: YamlContext, keys: dict[str, str], where: str) -> Completions:

@@ -70,6 +70,7 @@ _CJK = (
 
 SPECS: dict[str, Spec] = {
     # -- text, escaping, edits (core/base) -------------------------------------------------
+    "SNIPPET_SPECIAL": Spec(r"[$}\\]", SCAN, "what a snippet's text escapes: one class"),
     "LINE_BREAK": Spec(r"\r\n?|\n", SCAN, "line breaks as LSP counts them: CRLF, a lone CR, LF"),
     "MD_SPECIAL": Spec(r"([\\`*_\[\]|~])", SCAN, "Markdown's inline markup, one character each"),
     "MD_BLOCK_START": Spec(
@@ -269,6 +270,7 @@ def compile_spec(spec: Spec) -> Any:
 
 
 if TYPE_CHECKING:
+    SNIPPET_SPECIAL: re.Pattern[str]
     LINE_BREAK: re.Pattern[str]
     MD_SPECIAL: re.Pattern[str]
     MD_BLOCK_START: re.Pattern[str]
