@@ -80,7 +80,6 @@ def published(srv: Server, uris: list[str]) -> int:
     return sum(uri in srv.client.diagnostics for uri in uris)
 
 
-@pytest.mark.slow  # 36 MB through 300 documents: a minute of the default suite
 def test_300_open_runs_hold_a_few_times_their_text_and_give_it_back(
     workspace: Path, tmp_path: Path
 ) -> None:
