@@ -33,7 +33,7 @@ def editor(root: Path, texts: dict[Path, str], config: Config | None = None) -> 
     def read(path: Path) -> tuple[str | None, str | None]:
         return (texts[path], None) if path in texts else read_text(path)
 
-    config = config or load_config(root)
+    config = config or replace(load_config(root), diff_base="auto")  # (off by default)
     return Project(config, read, boundary=Boundary.of([root]), lens_metrics=True)
 
 
@@ -146,7 +146,7 @@ def test_the_setting_takes_a_revision_or_off() -> None:
     assert base("main") == ("main", []) and base(" HEAD~1 ") == ("HEAD~1", [])
     assert base("off") == (None, []) and base(False) == (None, [])
     value, said = base("--output=/tmp/x")  # never an option to git
-    assert value == "auto" and "may not start with `-`" in said[0]
+    assert value is None and "may not start with `-`" in said[0]  # the default: off
     assert base(3)[1] and base("a b")[1]
 
 

@@ -252,7 +252,7 @@ def history_session(
     labels = ("off", "on")
     out: dict[str, Any] = {label: {"lenses_s": [], "diagnostics_s": []} for label in labels}
     with (log_dir / "ours-history-server.log").open("wb") as log:
-        settings = {"off": {"diff_base": "off"}, "on": {}}
+        settings = {"off": {"diff_base": "off"}, "on": {"diff_base": "auto"}}
         clients = {k: _start("ours", ws, golden, Path(), log, settings[k]) for k in labels}
         try:
             for label, client in clients.items():

@@ -28,6 +28,7 @@ def workspace_root(tmp_path: Path) -> Path:
     """The golden set's first version committed on main; the second in the working tree."""
     repo = make_repo(tmp_path / "ws", commit_second=False)
     arm(repo)  # any program git would run on the repository's behalf writes a marker
+    (repo.root / "qrels-lsp.toml").write_text('diff_base = "auto"\n', encoding="utf-8")
     return repo.root
 
 

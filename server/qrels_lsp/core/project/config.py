@@ -73,7 +73,7 @@ SETTINGS: dict[str, str] = {
     "pool_depth": "How deep into each run the judging queue looks (depth-k pooling): the golden set's `N unjudged in the top D · judge next` lens and `qrels-lsp pool`'s default `--depth`. Default 10.",
     "blind_judging": "While judging, hide what the systems being compared say: run ranks, scores and comparisons in lenses, hints and hover, BM25's quality hints and its order in completion. Default false.",
     "format": 'How `qrels-lsp fmt` and the editor\'s Format Document write golden sets and run YAML: {sort_queries = false, relevant = "keep"} (see docs/formatting.md).',
-    "diff_base": 'The git revision the editor compares each golden set with: its first line says what changed since then and by how much the head metric moved (the judgments\' part, the run\'s), each changed question carries its own lens. "auto": the merge base of HEAD and the default branch; a revision such as "main" or "HEAD~1"; "off" (or false). Off outside a git checkout; git runs nothing of the repository\'s. Default "auto".',
+    "diff_base": 'The git revision the editor compares each golden set with: its first line says what changed since then and by how much the head metric moved (the judgments\' part, the run\'s), each changed question carries its own lens. "auto": the merge base of HEAD and the default branch; a revision such as "main" or "HEAD~1"; "off" (or false). Off outside a git checkout; git runs nothing of the repository\'s. Default off: the editor runs git only once you set it.',
     "allow_outside": "Folders outside the workspace that may be read (a shared corpus), or true for any. Only from your editor's user settings or a configuration file outside the workspace: a workspace cannot grant itself this. Default none.",
 }
 MAX_CONFIG_BYTES = 1 * MiB
@@ -133,7 +133,8 @@ class Config:
     pool_depth: int = 10
     blind_judging: bool = False
     format: FormatSettings = field(default_factory=FormatSettings)  # how YAML files are formatted
-    diff_base: str | None = "auto"  # the revision golden sets are compared with (None: off)
+    diff_base: str | None = None  # the revision golden sets are compared with (None: off, so
+    # that opening a repository runs no program and looks at no folder above it until asked)
     qrels: tuple[QrelsBinding, ...] = ()
     allow_outside: tuple[Path, ...] = ()  # folders outside the workspace the user allows
     allow_anywhere: bool = False  # the user lifted the workspace boundary altogether
