@@ -266,7 +266,7 @@ def test_pipx_run_and_uvx_run_the_wheel(tool: str, dist: dict[str, Path]) -> Non
         cwd=_outside(dist["base"]), env=env,
     )  # fmt: skip
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    assert "36 questions, 3 unanswerable" in out.stdout
+    assert "36 questions · 3 unanswerable" in out.stdout
     assert "QR106" in out.stdout
     if tool == "pipx":  # and the README's `pipx install WHEEL`: a qrels-lsp on pipx's PATH
         done = subprocess.run(
