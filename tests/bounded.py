@@ -103,7 +103,7 @@ def run_bounded(
             killed = True
             proc.wait()
             break
-        time.sleep(0.01)
+        time.sleep(0.01)  # not a wait: polls the process it bounds; its exit ends the loop
     elapsed = time.monotonic() - start
     report = read_report(report_fd) or {"exit": proc.returncode, "peak_rss_mb": 0.0}
     for t in readers:

@@ -240,7 +240,7 @@ async def test_lens_requests_in_flight_together_all_get_the_comparison(
     # the comparison must finish while the server is asked, never wait for the asking to stop)
     while not first.done() and len(asked) < 500:
         asked.append(asyncio.ensure_future(raw_lenses(client, uri)))
-        await asyncio.sleep(0)  # (a loop turn: the requests go out one after another)
+        await asyncio.sleep(0)  # not a wait: a loop turn, the requests go out one after another
     assert len(asked) > 1
     want = ["dense vs bm25", "passages vs bm25", "hybrid vs bm25", "rrf vs bm25"]
     for answer in [*await asyncio.gather(first, *asked), await settled_lenses(client, uri)]:

@@ -123,7 +123,7 @@ def test_notification_futures_are_forgotten() -> None:
                 for _turn in range(100):  # loop turns (no clock): until its handler has run
                     if len(handled) == count:
                         break
-                    await asyncio.sleep(0)
+                    await asyncio.sleep(0)  # not a wait: a loop turn
             kept.append(len(protocol._request_futures))
 
     asyncio.run(exchange())

@@ -109,24 +109,24 @@ def test_refreshes_take_turns_edits_first_and_a_cancelled_one_is_skipped() -> No
     async def main() -> None:
         hold = asyncio.Event()
         first = asyncio.ensure_future(refresh("open 1", OPENED, hold))
-        await asyncio.sleep(0)  # (loop turns, no clock: first holds the turn)
+        await asyncio.sleep(0)  # not a wait: loop turns, no clock (first holds the turn)
         waiting = [
             asyncio.ensure_future(refresh(name, urgency))
             for name, urgency in [("again", AGAIN), ("open 2", OPENED), ("edit", EDITED)]
         ]
         dropped = asyncio.ensure_future(refresh("open 3", OPENED))
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # not a wait: a loop turn
         dropped.cancel()
         hold.set()
         await asyncio.gather(first, *waiting)
         hold = asyncio.Event()
         holder = asyncio.ensure_future(refresh("open 4", OPENED, hold))
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # not a wait: a loop turn
         given = asyncio.ensure_future(refresh("open 5", OPENED))
         later = asyncio.ensure_future(refresh("again 2", AGAIN))
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # not a wait: a loop turn
         hold.set()
-        await asyncio.sleep(0)  # the holder passed the turn to "open 5", which has not run yet
+        await asyncio.sleep(0)  # not a wait: the holder passed the turn to "open 5", not run yet
         given.cancel()
         await asyncio.wait_for(asyncio.gather(holder, later), 30)  # (a failure guard)
 
